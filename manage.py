@@ -1,22 +1,22 @@
 #!/usr/bin/env python
 """Django's command-line utility for administrative tasks."""
+
 import os
 import sys
 
+if sys.version_info < (3, 12):
+    sys.exit(
+        f"Survey Explorer needs Python 3.12 or newer (Django 6.1); this is {sys.version.split()[0]}."
+        " With pyenv, the .python-version file at the repository root selects 3.12."
+    )
 
-def main():
-    """Run administrative tasks."""
-    os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'explorer.settings')
-    try:
-        from django.core.management import execute_from_command_line
-    except ImportError as exc:
-        raise ImportError(
-            "Couldn't import Django. Are you sure it's installed and "
-            "available on your PYTHONPATH environment variable? Did you "
-            "forget to activate a virtual environment?"
-        ) from exc
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "explorer.settings")
+    from django.core.management import execute_from_command_line
+
     execute_from_command_line(sys.argv)
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

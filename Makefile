@@ -1,0 +1,39 @@
+# Survey Explorer: `make run` serves the app on http://127.0.0.1:8000/, `make test` runs the tests.
+# Both set everything up on a fresh machine (virtualenv, packages, database, survey data).
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test setup check-python lint bench clean-db
+
+check-python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' || { \
+	  echo "Survey Explorer needs Python 3.12 or newer (Django 6.1); '$(PYTHON)' is $$($(PYTHON) --version 2>&1)."; \
+	  echo "With pyenv, the .python-version file selects 3.12; or run: make PYTHON=python3.12 ..."; \
+	  exit 1; }
+
+$(STAMP): requirements.txt requirements-dev.txt | check-python
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $(STAMP)
+
+setup: check-python $(STAMP)
+
+run: setup
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py load_survey
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+clean-db:
+	rm -f db.sqlite3

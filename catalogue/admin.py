@@ -1,0 +1,224 @@
+"""The curators' admin: every catalogue model, with search, filters, inlines and a BibTeX upload
+that previews what will change before anything is written."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path
+
+from catalogue import bibtex
+from catalogue.models import (
+    Assignment,
+    Author,
+    Authorship,
+    Category,
+    Citation,
+    CostModel,
+    Technique,
+    Work,
+)
+
+SESSION_UPLOAD_KEY = "bibtex_upload"
+
+
+class LevelFilter(admin.SimpleListFilter):
+    """Filter works by top-level category (operators, networks, training, background)."""
+
+    title = "parallelism level"
+    parameter_name = "level"
+
+    def lookups(self, request, model_admin):
+        return [(c.code, c.name) for c in Category.objects.top_level()]
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        level = Category.objects.filter(code=self.value()).first()
+        return queryset.in_category(level) if level else queryset.none()
+
+
+class EvidenceFilter(admin.SimpleListFilter):
+    title = "assignment evidence"
+    parameter_name = "evidence"
+
+    def lookups(self, request, model_admin):
+        return Assignment._meta.get_field("evidence").choices
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        return queryset.filter(assignments__evidence=self.value()).distinct()
+
+
+class AuthorshipInline(admin.TabularInline):
+    model = Authorship
+    extra = 0
+    autocomplete_fields = ["author"]
+    ordering = ["position"]
+
+
+class AssignmentInline(admin.TabularInline):
+    model = Assignment
+    extra = 0
+    autocomplete_fields = ["category"]
+
+
+class CitationsOutInline(admin.TabularInline):
+    model = Citation
+    fk_name = "citing"
+    extra = 0
+    autocomplete_fields = ["cited"]
+    verbose_name = "citation made by this work"
+    verbose_name_plural = "cites (edges out)"
+    fields = ["cited", "provenance", "evidence_source", "evidence_excerpt"]
+
+
+class CitationsInInline(CitationsOutInline):
+    fk_name = "cited"
+    autocomplete_fields = ["citing"]
+    verbose_name = "citation of this work"
+    verbose_name_plural = "cited by (edges in)"
+    fields = ["citing", "provenance", "evidence_source", "evidence_excerpt"]
+
+
+class BibtexUploadForm(forms.Form):
+    file = forms.FileField(help_text="A .bib file, at most 2 MB.")
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        limit = settings.BIBTEX_UPLOAD_MAX_BYTES
+        if upload.size > limit:
+            raise forms.ValidationError(f"The file is larger than {limit // 1024} KB.")
+        try:
+            return upload.read().decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise forms.ValidationError("The file is not UTF-8 text.") from error
+
+
+@admin.register(Work)
+class WorkAdmin(admin.ModelAdmin):
+    list_display = ["key", "short_title", "year", "venue", "survey_ref", "authors_truncated"]
+    list_filter = [LevelFilter, "assignments__category", EvidenceFilter, "year", "entry_type"]
+    search_fields = ["key", "title", "authorships__author__name", "venue", "arxiv_id", "doi"]
+    ordering = ["survey_ref"]
+    inlines = [AuthorshipInline, AssignmentInline, CitationsOutInline, CitationsInInline]
+    list_per_page = 50
+    change_list_template = "admin/catalogue/work/change_list.html"
+    fieldsets = [
+        (None, {"fields": ["key", "entry_type", "title", "year", "authors_truncated"]}),
+        ("Venue", {"fields": ["journal", "booktitle", "venue", "volume", "number", "pages",
+                              "publisher"]}),
+        ("Identifiers", {"fields": ["survey_ref", "arxiv_id", "doi", "url"]}),
+        ("Text", {"fields": ["abstract", "note", "extra_fields"]}),
+        ("Snowballing", {"fields": ["seminal", "seminal_reason"]}),
+    ]
+
+    @admin.display(description="title", ordering="title")
+    def short_title(self, work: Work) -> str:
+        return bibtex.display_text(work.title)[:90]
+
+    def get_urls(self):
+        upload = self.admin_site.admin_view(self.upload_bibtex)
+        return [path("upload-bibtex/", upload, name="catalogue_work_upload_bibtex"), *super().get_urls()]
+
+    def upload_bibtex(self, request):
+        """Step 1: upload and preview; step 2: confirm, which applies the stored upload."""
+        if not (self.has_add_permission(request) and self.has_change_permission(request)):
+            raise PermissionDenied
+        if request.method == "POST" and "confirm" in request.POST:
+            return self._apply_upload(request)
+        form = BibtexUploadForm(request.POST or None, request.FILES or None)
+        plan = None
+        if request.method == "POST" and form.is_valid():
+            text = form.cleaned_data["file"]
+            plan = bibtex.plan_import(text)
+            request.session[SESSION_UPLOAD_KEY] = {"text": text, "digest": _digest(text)}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Import BibTeX",
+            "form": form,
+            "plan": plan,
+            "digest": request.session.get(SESSION_UPLOAD_KEY, {}).get("digest") if plan else None,
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/catalogue/work/upload_bibtex.html", context)
+
+    def _apply_upload(self, request):
+        stored = request.session.get(SESSION_UPLOAD_KEY)
+        if not stored or stored["digest"] != request.POST.get("digest"):
+            messages.error(request, "The upload to confirm was not found; upload the file again.")
+            return redirect("admin:catalogue_work_upload_bibtex")
+        plan = bibtex.plan_import(stored["text"])
+        if not plan.ok:
+            messages.error(request, "The file has errors; nothing was imported.")
+            return redirect("admin:catalogue_work_upload_bibtex")
+        bibtex.apply_import(plan)
+        del request.session[SESSION_UPLOAD_KEY]
+        messages.success(request, f"Imported: {plan.summary()}")
+        return redirect("admin:catalogue_work_changelist")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@admin.register(Author)
+class AuthorAdmin(admin.ModelAdmin):
+    search_fields = ["name"]
+    list_display = ["name"]
+
+
+@admin.register(Category)
+class CategoryAdmin(admin.ModelAdmin):
+    list_display = ["code", "name", "section", "parent", "order", "status"]
+    list_filter = ["parent", "status"]
+    search_fields = ["code", "name", "section"]
+    autocomplete_fields = ["parent"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["work", "category", "evidence"]
+    list_filter = ["evidence", "category"]
+    search_fields = ["work__key", "work__title", "category__code", "source_note"]
+    autocomplete_fields = ["work", "category"]
+    list_select_related = ["work", "category"]
+
+
+@admin.register(Citation)
+class CitationAdmin(admin.ModelAdmin):
+    list_display = ["citing", "cited", "provenance"]
+    list_filter = ["provenance"]
+    search_fields = ["citing__key", "cited__key", "citing__title", "cited__title", "evidence_source"]
+    autocomplete_fields = ["citing", "cited"]
+    list_select_related = ["citing", "cited"]
+
+
+class CostModelInline(admin.StackedInline):
+    model = CostModel
+    extra = 0
+    autocomplete_fields = ["works"]
+
+
+@admin.register(Technique)
+class TechniqueAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "category", "demo_slug"]
+    list_filter = ["category"]
+    search_fields = ["slug", "name", "summary"]
+    autocomplete_fields = ["category", "works"]
+    inlines = [CostModelInline]
+
+
+@admin.register(CostModel)
+class CostModelAdmin(admin.ModelAdmin):
+    list_display = ["label", "technique", "quantity", "formula", "status"]
+    list_filter = ["status", "quantity", "technique"]
+    search_fields = ["label", "formula", "technique__name", "status_note"]
+    autocomplete_fields = ["technique", "works"]

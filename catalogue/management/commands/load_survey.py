@@ -1,0 +1,189 @@
+"""Load the survey's data from fixtures/ into the catalogue, in one transaction.
+
+Idempotent: records are matched on their natural keys (BibTeX key, category code, technique slug,
+(citing, cited, provenance), ...) and brought to what the fixtures say, so a second run changes
+nothing. Records that curators added and that the fixtures do not mention are left alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+from django.db.models import Count
+
+from catalogue import bibtex
+from catalogue.models import Assignment, Category, Citation, CostModel, Technique, Work
+
+FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+SURVEY_KEY = "bennun2018demystifying"
+
+
+class Command(BaseCommand):
+    help = "Load the survey's works, taxonomy, assignments, citations and cost models."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--fixtures", type=Path, default=FIXTURES, help="fixtures folder")
+
+    def handle(self, *args, fixtures: Path, **options):
+        try:
+            with transaction.atomic():
+                load_all(fixtures)
+        except (OSError, ValueError, KeyError) as error:
+            raise CommandError(f"Nothing was loaded: {error}") from error
+        self.stdout.write(self.style.SUCCESS(describe_catalogue()))
+
+
+def load_all(fixtures: Path) -> None:
+    works = load_works(fixtures / "survey.bib")
+    load_categories(fixtures / "taxonomy.json")
+    load_assignments(fixtures / "assignments.csv", works)
+    load_citations(fixtures / "citations.csv", works)
+    if (fixtures / "techniques.json").exists():
+        load_techniques(fixtures / "techniques.json", works)
+        load_cost_models(fixtures / "cost_models.json", works)
+    if (fixtures / "seminal.json").exists():
+        load_seminal(fixtures / "seminal.json", works)
+
+
+def load_works(path: Path) -> dict[str, Work]:
+    parsed = bibtex.parse_bibtex(path.read_text(encoding="utf-8"))
+    if parsed.errors:
+        raise ValueError(f"{path.name}: " + "; ".join(parsed.errors))
+    existing = {w.key: w for w in Work.objects.all()}
+    works = {}
+    for record in parsed.records:
+        work = existing.get(record.key) or Work(key=record.key)
+        before = _field_values(work)
+        work.set_record_fields(record)
+        if work.pk is None or _field_values(work) != before:
+            work.full_clean(validate_unique=False, validate_constraints=False)
+            work.save()
+        work.set_authors(record.authors)
+        works[record.key] = work
+    return works
+
+
+def _field_values(work: Work) -> dict[str, object]:
+    return {f.attname: getattr(work, f.attname) for f in Work._meta.concrete_fields}
+
+
+def load_categories(path: Path) -> None:
+    for order, node in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+        parent = Category.objects.get(code=node["parent"]) if node.get("parent") else None
+        Category.objects.update_or_create(
+            code=node["code"],
+            defaults={
+                "name": node["name"],
+                "section": node.get("section", ""),
+                "parent": parent,
+                "order": node.get("order", order),
+                "description": node.get("description", ""),
+                "status": node.get("status", "confirmed"),
+            },
+        )
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def load_assignments(path: Path, works: dict[str, Work]) -> None:
+    categories = {c.code: c for c in Category.objects.all()}
+    for row in read_csv(path):
+        Assignment.objects.update_or_create(
+            work=works[row["key"]],
+            category=categories[row["category"]],
+            defaults={"evidence": row["evidence"], "source_note": row["source_note"]},
+        )
+
+
+def load_citations(path: Path, works: dict[str, Work]) -> None:
+    existing = {
+        (c.citing_id, c.cited_id, c.provenance): c for c in Citation.objects.all()
+    }
+    new = []
+    for row in read_csv(path):
+        citing, cited = works[row["citing"]], works[row["cited"]]
+        evidence = {
+            "evidence_source": row["evidence_source"],
+            "evidence_excerpt": row["evidence_excerpt"],
+        }
+        citation = existing.get((citing.pk, cited.pk, row["provenance"]))
+        if citation is None:
+            new.append(Citation(citing=citing, cited=cited, provenance=row["provenance"], **evidence))
+        elif {k: getattr(citation, k) for k in evidence} != evidence:
+            Citation.objects.filter(pk=citation.pk).update(**evidence)
+    Citation.objects.bulk_create(new)
+
+
+def _works_for(numbers: list, works: dict[str, Work]) -> list[Work]:
+    by_ref = {w.survey_ref: w for w in works.values() if w.survey_ref}
+    return [works[SURVEY_KEY] if n == "survey" else by_ref[int(n)] for n in numbers]
+
+
+def load_techniques(path: Path, works: dict[str, Work]) -> None:
+    categories = {c.code: c for c in Category.objects.all()}
+    for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+        technique, _ = Technique.objects.update_or_create(
+            slug=item["slug"],
+            defaults={
+                "name": item["name"],
+                "category": categories[item["category"]],
+                "summary": item.get("summary", ""),
+                "demo_slug": item.get("demo") or "",
+                "order": order,
+            },
+        )
+        technique.works.set(_works_for(item.get("works", []), works))
+
+
+def load_cost_models(path: Path, works: dict[str, Work]) -> None:
+    techniques = {t.slug: t for t in Technique.objects.all()}
+    for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+        model, _ = CostModel.objects.update_or_create(
+            technique=techniques[item["technique"]],
+            label=item["label"],
+            defaults={
+                "quantity": item["quantity"],
+                "eval": item.get("eval", ""),
+                "formula": item["formula"],
+                "variables": item["variables"],
+                "unit": item.get("unit", ""),
+                "asymptotic": item.get("asymptotic", False),
+                "section": item.get("section", ""),
+                "status": item["status"],
+                "status_note": item.get("status_note", ""),
+                "order": order,
+            },
+        )
+        model.full_clean()
+        model.works.set(_works_for(item.get("works", []), works))
+
+
+def load_seminal(path: Path, works: dict[str, Work]) -> None:
+    for item in json.loads(path.read_text(encoding="utf-8")):
+        work = works[item["key"]]
+        if not work.seminal or work.seminal_reason != item["reason"]:
+            work.seminal, work.seminal_reason = True, item["reason"]
+            work.save(update_fields=["seminal", "seminal_reason"])
+
+
+def describe_catalogue() -> str:
+    evidence = dict(
+        Assignment.objects.values_list("evidence").annotate(n=Count("pk")).order_by()
+    )
+    provenance = dict(
+        Citation.objects.values_list("provenance").annotate(n=Count("pk")).order_by()
+    )
+    return (
+        f"Catalogue: {Work.objects.count()} works, {Category.objects.count()} categories, "
+        f"{Assignment.objects.count()} assignments {evidence}, "
+        f"{Citation.objects.count()} citation edges {provenance}, "
+        f"{Technique.objects.count()} techniques, {CostModel.objects.count()} cost models."
+    )

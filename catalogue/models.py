@@ -1,0 +1,437 @@
+"""The survey's catalogue: works, authors, the taxonomy, citations, techniques and cost models.
+
+Every fact carries where it comes from: assignments an evidence level, citations a provenance and
+evidence, cost models a status. The database enforces what it can (unique keys, no self-citation,
+no duplicate edge per provenance, allowed choice values).
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import Prefetch, Q
+from django.urls import reverse
+
+
+KEY_VALIDATOR = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$",
+    "A BibTeX key starts with a letter or digit and holds only letters, digits, _ . : -",
+)
+
+
+class Evidence(models.TextChoices):
+    CONFIRMED = "confirmed", "confirmed"
+    PARTIAL = "partial", "partial evidence"
+    TOPIC = "topic-inferred", "topic-inferred"
+
+
+class Provenance(models.TextChoices):
+    SURVEY = "survey-reference-list", "the survey's reference list"
+    BIBLIOGRAPHY = "citing-paper-bibliography", "the citing paper's bibliography"
+    NOTE = "reference-list-note", "a public reference-list note"
+    INDEX = "secondary-index", "a citation index record"
+    CURATOR = "curator", "added by a curator"
+
+
+class FormulaStatus(models.TextChoices):
+    CONFIRMED = "confirmed", "confirmed"
+    PARTIAL = "partial", "partial"
+    RECALLED = "recalled", "recalled (unconfirmed)"
+    STANDARD = "standard", "standard result"
+
+
+class Quantity(models.TextChoices):
+    WORK = "work", "work"
+    DEPTH = "depth", "depth"
+    TIME = "time", "time"
+    COMMUNICATION = "communication", "communication"
+    PARALLELISM = "parallelism", "average parallelism"
+    BOUND = "bound", "bound"
+    FRACTION = "fraction", "fraction"
+
+
+class Author(models.Model):
+    # Names as the source prints them ("D. Alistarh"): no given names are invented.
+    name = models.CharField(max_length=200, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("author-detail", args=[self.pk])
+
+
+class WorkQuerySet(models.QuerySet):
+    def for_list(self) -> WorkQuerySet:
+        """Works with what a list row shows, in a constant number of queries."""
+        return self.prefetch_related(
+            Prefetch("authorships", queryset=Authorship.objects.select_related("author")),
+            Prefetch("assignments", queryset=Assignment.objects.select_related("category")),
+        )
+
+    def references(self) -> WorkQuerySet:
+        """The survey's bibliography, without the survey itself."""
+        return self.filter(survey_ref__isnull=False)
+
+    def save_record(self, record) -> Work:
+        """Create or update the work a `bibtex.WorkRecord` describes, authors in order."""
+        work = self.filter(key=record.key).first() or Work(key=record.key)
+        work.set_record_fields(record)
+        work.save()
+        work.set_authors(record.authors)
+        return work
+
+    def in_category(self, category: Category) -> WorkQuerySet:
+        codes = category.subtree_codes()
+        return self.filter(assignments__category__code__in=codes).distinct()
+
+
+class Work(models.Model):
+    key = models.CharField("BibTeX key", max_length=100, unique=True, validators=[KEY_VALIDATOR])
+    entry_type = models.CharField(max_length=30, default="misc")
+    title = models.TextField()
+    year = models.PositiveSmallIntegerField(null=True, blank=True)
+    authors = models.ManyToManyField(Author, through="Authorship", related_name="works")
+    authors_truncated = models.BooleanField(
+        default=False, help_text='The source lists only the first authors ("et al.").'
+    )
+    journal = models.CharField(max_length=300, blank=True)
+    booktitle = models.CharField(max_length=400, blank=True)
+    venue = models.CharField(
+        max_length=400, blank=True, help_text="Where the work appeared, for display and filters."
+    )
+    volume = models.CharField(max_length=30, blank=True)
+    number = models.CharField(max_length=30, blank=True)
+    pages = models.CharField(max_length=50, blank=True)
+    publisher = models.CharField(max_length=200, blank=True)
+    arxiv_id = models.CharField("arXiv id", max_length=40, blank=True)
+    doi = models.CharField("DOI", max_length=200, blank=True)
+    url = models.URLField("URL", max_length=500, blank=True)
+    note = models.TextField(blank=True)
+    abstract = models.TextField(blank=True)
+    survey_ref = models.PositiveSmallIntegerField(
+        "survey reference [v2]",
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="Number in the survey's arXiv v2 bibliography (1-269); empty for the survey.",
+    )
+    seminal = models.BooleanField(
+        default=False, help_text="A seed for the citation-snowballing replay."
+    )
+    seminal_reason = models.TextField(blank=True)
+    extra_fields = models.JSONField(
+        default=dict, blank=True, help_text="Other BibTeX fields, kept for a faithful export."
+    )
+
+    objects = WorkQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["survey_ref", "key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["doi"], condition=~Q(doi=""), name="work_unique_doi"
+            ),
+            models.UniqueConstraint(
+                fields=["arxiv_id"], condition=~Q(arxiv_id=""), name="work_unique_arxiv_id"
+            ),
+            models.CheckConstraint(
+                condition=Q(year__isnull=True) | Q(year__gte=1800, year__lte=2100),
+                name="work_year_plausible",
+            ),
+            models.CheckConstraint(
+                condition=Q(survey_ref__isnull=True) | Q(survey_ref__gte=1),
+                name="work_survey_ref_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.title[:80]}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("work-detail", args=[self.key])
+
+    def set_record_fields(self, record) -> None:
+        for name in bibtex_fields():
+            setattr(self, name, getattr(record, name))
+        self.venue = record.venue
+
+    def set_authors(self, names: list[str]) -> None:
+        """Replace the author list, unless it is already the same (keeps reloads idempotent)."""
+        names = list(dict.fromkeys(names))
+        current = list(self.authorships.order_by("position").values_list("author__name", flat=True))
+        if current == names:
+            return
+        self.authorships.all().delete()
+        authors = {a.name: a for a in Author.objects.filter(name__in=names)}
+        missing = [Author(name=n) for n in names if n not in authors]
+        authors.update((a.name, a) for a in Author.objects.bulk_create(missing))
+        Authorship.objects.bulk_create(
+            Authorship(work=self, author=authors[name], position=index)
+            for index, name in enumerate(names, start=1)
+        )
+
+    @property
+    def author_names(self) -> list[str]:
+        return [a.author.name for a in self.authorships.all()]
+
+    @property
+    def author_line(self) -> str:
+        names = self.author_names
+        line = ", ".join(names)
+        return f"{line} et al." if self.authors_truncated else line
+
+
+def bibtex_fields() -> list[str]:
+    from catalogue.bibtex import WORK_FIELDS
+
+    return WORK_FIELDS
+
+
+class Authorship(models.Model):
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="authorships")
+    author = models.ForeignKey(Author, on_delete=models.PROTECT, related_name="authorships")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["work", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["work", "position"], name="authorship_unique_position"),
+            models.UniqueConstraint(fields=["work", "author"], name="authorship_unique_author"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author} ({self.position}) on {self.work.key}"
+
+
+class CategoryQuerySet(models.QuerySet):
+    def top_level(self) -> CategoryQuerySet:
+        return self.filter(parent__isnull=True)
+
+    def level_counts(self) -> list[Category]:
+        """Top-level categories, each with `work_count`: distinct works in its whole subtree.
+
+        Two queries whatever the size of the tree: the categories, then the assignment pairs.
+        """
+        nodes = list(self.order_by("order", "code"))
+        root_of = {}
+        by_pk = {node.pk: node for node in nodes}
+        for node in nodes:
+            root = node
+            while root.parent_id is not None:
+                root = by_pk[root.parent_id]
+            root_of[node.pk] = root.pk
+        works_per_root: dict[int, set[int]] = {}
+        pairs = Assignment.objects.values_list("category_id", "work_id")
+        for category_id, work_id in pairs:
+            works_per_root.setdefault(root_of[category_id], set()).add(work_id)
+        levels = [node for node in nodes if node.parent_id is None]
+        for level in levels:
+            level.work_count = len(works_per_root.get(level.pk, ()))
+        return levels
+
+
+class Category(models.Model):
+    code = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(max_length=200)
+    section = models.CharField("paper section", max_length=30, blank=True)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+    )
+    order = models.PositiveSmallIntegerField(default=0)
+    description = models.TextField(blank=True)
+    status = models.CharField(
+        max_length=20,
+        default="confirmed",
+        help_text="Whether the section number and title are confirmed by a source.",
+    )
+
+    objects = CategoryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["order", "code"]
+        verbose_name_plural = "categories"
+        constraints = [
+            models.CheckConstraint(condition=~Q(parent=models.F("pk")), name="category_not_own_parent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"§{self.section} {self.name}" if self.section else self.name
+
+    def clean(self) -> None:
+        node, seen = self.parent, {self.pk}
+        while node is not None:
+            if node.pk in seen:
+                raise ValidationError({"parent": "A category cannot be its own ancestor."})
+            seen.add(node.pk)
+            node = node.parent
+
+    def subtree_codes(self) -> list[str]:
+        """Codes of this category and all its descendants (one query for the whole tree)."""
+        children_of: dict[int | None, list[tuple[int, str]]] = {}
+        for pk, code, parent_id in Category.objects.values_list("pk", "code", "parent_id"):
+            children_of.setdefault(parent_id, []).append((pk, code))
+        codes, stack = [self.code], [self.pk]
+        while stack:
+            for pk, code in children_of.get(stack.pop(), []):
+                codes.append(code)
+                stack.append(pk)
+        return codes
+
+    @property
+    def level(self) -> Category:
+        node = self
+        while node.parent is not None:
+            node = node.parent
+        return node
+
+
+class Assignment(models.Model):
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="assignments")
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="assignments")
+    evidence = models.CharField(max_length=20, choices=Evidence.choices)
+    source_note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["work", "category__order", "category__code"]
+        constraints = [
+            models.UniqueConstraint(fields=["work", "category"], name="assignment_unique"),
+            models.CheckConstraint(
+                condition=Q(evidence__in=Evidence.values), name="assignment_evidence_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.work.key} in {self.category.code} ({self.evidence})"
+
+
+class CitationQuerySet(models.QuerySet):
+    def with_works(self) -> CitationQuerySet:
+        return self.select_related("citing", "cited")
+
+    def among_references(self) -> CitationQuerySet:
+        return self.exclude(provenance=Provenance.SURVEY)
+
+
+class Citation(models.Model):
+    citing = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="citations_out")
+    cited = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="citations_in")
+    provenance = models.CharField(max_length=40, choices=Provenance.choices)
+    evidence_source = models.TextField(
+        blank=True, help_text="Where the evidence is: a URL or a description of the source."
+    )
+    evidence_excerpt = models.TextField(blank=True, help_text="The line that shows the citation.")
+
+    objects = CitationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["citing__survey_ref", "cited__survey_ref", "provenance"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["citing", "cited", "provenance"], name="citation_unique_per_provenance"
+            ),
+            models.CheckConstraint(
+                condition=~Q(citing=models.F("cited")), name="citation_no_self_citation"
+            ),
+            models.CheckConstraint(
+                condition=Q(provenance__in=Provenance.values), name="citation_provenance_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.citing.key} cites {self.cited.key} ({self.provenance})"
+
+    def clean(self) -> None:
+        if self.citing_id and self.citing_id == self.cited_id:
+            raise ValidationError("A work cannot cite itself.")
+        if self.provenance != Provenance.SURVEY and not (
+            self.evidence_source or self.evidence_excerpt
+        ):
+            raise ValidationError("Say where the evidence for this citation is (source or excerpt).")
+
+
+class Technique(models.Model):
+    slug = models.SlugField(max_length=80, unique=True)
+    name = models.CharField(max_length=200)
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="techniques")
+    summary = models.TextField(blank=True)
+    works = models.ManyToManyField(Work, blank=True, related_name="techniques")
+    demo_slug = models.SlugField(max_length=80, blank=True)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "slug"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def validate_variables(value: object) -> None:
+    """Variables are a list of {name, meaning, default, min, max, unit} with min <= default <= max."""
+    if not isinstance(value, list):
+        raise ValidationError("Variables must be a list.")
+    names = set()
+    for index, var in enumerate(value):
+        if not isinstance(var, dict) or not isinstance(var.get("name"), str):
+            raise ValidationError(f"Variable {index + 1} needs a name.")
+        name = var["name"]
+        if not name.isidentifier():
+            raise ValidationError(f"Variable name {name!r} is not a valid identifier.")
+        if name in names:
+            raise ValidationError(f"Variable {name!r} is declared twice.")
+        names.add(name)
+        bounds = [var.get(k) for k in ("min", "default", "max")]
+        if not all(isinstance(b, int | float) and not isinstance(b, bool) for b in bounds):
+            raise ValidationError(f"Variable {name!r} needs numeric min, default and max.")
+        if not bounds[0] <= bounds[1] <= bounds[2]:
+            raise ValidationError(f"Variable {name!r}: min <= default <= max does not hold.")
+
+
+class CostModel(models.Model):
+    technique = models.ForeignKey(Technique, on_delete=models.CASCADE, related_name="cost_models")
+    quantity = models.CharField(max_length=20, choices=Quantity.choices)
+    eval = models.CharField(
+        "evaluation", max_length=30, blank=True, help_text="forward, weight-gradient, ..."
+    )
+    label = models.CharField(max_length=200)
+    formula = models.CharField(max_length=500)
+    variables = models.JSONField(default=list, validators=[validate_variables])
+    unit = models.CharField(max_length=40, blank=True)
+    asymptotic = models.BooleanField(
+        default=False, help_text="The source gives O(...) only: the formula is the leading term."
+    )
+    section = models.CharField("source section", max_length=60, blank=True)
+    status = models.CharField(max_length=20, choices=FormulaStatus.choices)
+    status_note = models.TextField(blank=True)
+    works = models.ManyToManyField(Work, blank=True, related_name="cost_models")
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["technique__order", "order", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=FormulaStatus.values), name="costmodel_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(quantity__in=Quantity.values), name="costmodel_quantity_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def variable_names(self) -> list[str]:
+        return [v["name"] for v in self.variables if isinstance(v, dict) and "name" in v]
+
+    def clean(self) -> None:
+        from catalogue import costs  # pure module; imported late to keep model loading light
+
+        try:
+            costs.validate(self.formula, self.variable_names)
+        except costs.FormulaError as error:
+            raise ValidationError({"formula": str(error)}) from error

@@ -1,0 +1,142 @@
+"""BibTeX in and out: parsing, round trips, and atomic imports."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from catalogue import bibtex
+from catalogue.models import Work
+
+ACCENTED = r"""@inproceedings{muller2017uber,
+  author = {D. M{\"u}ller and J. Ser{\'e} and others},
+  title = {The {\"U}ber {GPU}: {Winograd} at {S}cale},
+  booktitle = {Proc. {IEEE} Int'l Conf.},
+  pages = {1--10},
+  year = {2017},
+  eprint = {1704.05021},
+  archiveprefix = {arXiv},
+  surveyref = {3},
+  month = {aug}
+}
+"""
+
+BROKEN = r"""@article{good2017, title = {Fine}, year = {2017}}
+@article{badyear, title = {Bad year}, year = {20x7}}
+@article{notitle, year = {2016}}
+@article{good2017, title = {Again}, year = {2017}}
+"""
+
+
+def make_work(key="existing2016", **fields):
+    defaults = {"title": "Existing", "year": 2016, "entry_type": "article"}
+    return Work.objects.create(key=key, **{**defaults, **fields})
+
+
+def test_it_splits_authors_and_flags_et_al():
+    assert bibtex.split_authors("A. Agarwal and J. C. Duchi") == (["A. Agarwal", "J. C. Duchi"], False)
+    assert bibtex.split_authors("M. Abadi and others") == (["M. Abadi"], True)
+
+
+def test_it_does_not_split_authors_inside_braces():
+    names, truncated = bibtex.split_authors("{Barnes and Noble} and B. Author")
+    assert names == ["{Barnes and Noble}", "B. Author"]
+    assert not truncated
+
+
+def test_it_reads_every_field_of_an_entry():
+    [record] = bibtex.parse_bibtex(ACCENTED).records
+    assert record.key == "muller2017uber"
+    assert record.entry_type == "inproceedings"
+    assert record.title == r"The {\"U}ber {GPU}: {Winograd} at {S}cale"
+    assert record.authors == [r"D. M{\"u}ller", r"J. Ser{\'e}"]
+    assert record.authors_truncated
+    assert record.year == 2017
+    assert record.arxiv_id == "1704.05021"
+    assert record.survey_ref == 3
+    assert record.pages == "1--10"
+    assert record.venue == r"Proc. {IEEE} Int'l Conf."
+    assert record.extra_fields == {"month": "aug"}
+
+
+def test_it_keeps_latex_and_braces_through_export_import_export():
+    first = bibtex.write_bibtex(bibtex.parse_bibtex(ACCENTED).records)
+    second = bibtex.write_bibtex(bibtex.parse_bibtex(first).records)
+    assert first == second
+    assert r"M{\"u}ller" in first and "{GPU}" in first
+
+
+def test_it_decodes_latex_for_display():
+    assert bibtex.display_text(r"The {\"U}ber {GPU}") == "The Über GPU"
+    assert bibtex.display_text("Plain title") == "Plain title"
+
+
+def test_it_names_each_bad_entry_with_its_line():
+    parsed = bibtex.parse_bibtex(BROKEN)
+    assert [r.key for r in parsed.records] == ["good2017"]
+    assert len(parsed.errors) == 3
+    assert any("'badyear' (line 2)" in e and "four-digit year" in e for e in parsed.errors)
+    assert any("'notitle' (line 3)" in e and "no title" in e for e in parsed.errors)
+    assert any("'good2017' (line 4)" in e and "duplicate key" in e for e in parsed.errors)
+
+
+@pytest.mark.django_db
+def test_it_imports_nothing_when_one_entry_is_bad(tmp_path):
+    path = tmp_path / "broken.bib"
+    path.write_text(BROKEN, encoding="utf-8")
+    with pytest.raises(CommandError) as raised:
+        call_command("import_bibtex", str(path))
+    message = str(raised.value)
+    assert "Nothing was imported" in message and "badyear" in message and "notitle" in message
+    assert Work.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_it_imports_then_reports_nothing_new_on_a_second_run(tmp_path):
+    path = tmp_path / "one.bib"
+    path.write_text(ACCENTED, encoding="utf-8")
+    call_command("import_bibtex", str(path))
+    work = Work.objects.get(key="muller2017uber")
+    assert work.author_names == [r"D. M{\"u}ller", r"J. Ser{\'e}"]
+    assert work.authors_truncated
+    plan = bibtex.plan_import(ACCENTED)
+    assert (len(plan.create), len(plan.update), len(plan.unchanged)) == (0, 0, 1)
+
+
+@pytest.mark.django_db
+def test_it_dry_run_writes_nothing(tmp_path, capsys):
+    path = tmp_path / "one.bib"
+    path.write_text(ACCENTED, encoding="utf-8")
+    call_command("import_bibtex", str(path), "--dry-run")
+    assert "Dry run, nothing written: 1 new" in capsys.readouterr().out
+    assert not Work.objects.exists()
+
+
+@pytest.mark.django_db
+def test_it_reports_duplicates_by_doi_or_arxiv_and_never_doubles_them():
+    make_work(key="theirs2017", arxiv_id="1704.05021")
+    plan = bibtex.plan_import(ACCENTED)
+    assert plan.ok and not plan.create
+    assert plan.duplicates == [
+        "entry 'muller2017uber' (line 1): same arXiv id 1704.05021 as 'theirs2017'; skipped"
+    ]
+    bibtex.apply_import(plan)
+    assert Work.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_it_previews_the_fields_an_update_changes():
+    make_work(key="muller2017uber", title="Old title", year=2017, entry_type="inproceedings")
+    plan = bibtex.plan_import(ACCENTED)
+    [(record, changes)] = plan.update
+    assert changes["title"] == ("Old title", r"The {\"U}ber {GPU}: {Winograd} at {S}cale")
+    assert "year" not in changes
+
+
+@pytest.mark.django_db
+def test_it_exports_what_it_imported(tmp_path, capsys):
+    path = tmp_path / "one.bib"
+    path.write_text(ACCENTED, encoding="utf-8")
+    call_command("import_bibtex", str(path))
+    capsys.readouterr()
+    call_command("export_bibtex")
+    exported = capsys.readouterr().out
+    assert exported == bibtex.write_bibtex(bibtex.parse_bibtex(ACCENTED).records)
