@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
-from django.db.models import Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 
 
@@ -84,6 +84,50 @@ class WorkQuerySet(models.QuerySet):
         work.save()
         work.set_authors(record.authors)
         return work
+
+    def facet_counts(self) -> dict[str, object]:
+        """Counts for the works page's facets over this queryset: one query per facet."""
+        ids = self.order_by().values("pk")
+        base = Work.objects.filter(pk__in=ids).order_by()
+
+        def by_value(field: str) -> list[tuple[object, int]]:
+            return list(base.values_list(field).annotate(n=Count("pk")).order_by(field))
+
+        evidence = Assignment.objects.filter(work__in=ids).order_by()
+        evidence_counts = evidence.values_list("evidence").annotate(n=Count("work", distinct=True))
+        flags = base.aggregate(
+            has_cost_model=Count(
+                "pk",
+                filter=Q(Exists(CostModel.objects.filter(works=OuterRef("pk"))))
+                | Q(Exists(CostModel.objects.filter(technique__works=OuterRef("pk")))),
+            ),
+            has_demo=Count(
+                "pk",
+                filter=Q(
+                    Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug=""))
+                ),
+            ),
+        )
+        return {
+            "years": by_value("year"),
+            "entry_types": by_value("entry_type"),
+            "evidence": sorted(evidence_counts),
+            "flags": flags,
+        }
+
+    def per_year_and_level(self) -> list[tuple[int | None, str, int]]:
+        """(year, level code, distinct works): a work in several levels counts in each."""
+        root_of = Category.objects.root_codes()
+        counts: dict[tuple[int | None, str], set] = {}
+        pairs = Assignment.objects.filter(work__in=self.order_by().values("pk")).values_list(
+            "work__year", "category_id", "work_id"
+        )
+        for year, category_id, work_id in pairs:
+            counts.setdefault((year, root_of[category_id]), set()).add(work_id)
+        return sorted(
+            ((year, level, len(works)) for (year, level), works in counts.items()),
+            key=lambda row: (row[0] or 0, row[1]),
+        )
 
     def in_category(self, category: Category) -> WorkQuerySet:
         codes = category.subtree_codes()
@@ -212,27 +256,60 @@ class CategoryQuerySet(models.QuerySet):
     def top_level(self) -> CategoryQuerySet:
         return self.filter(parent__isnull=True)
 
-    def level_counts(self) -> list[Category]:
-        """Top-level categories, each with `work_count`: distinct works in its whole subtree.
+    def tree_with_counts(self, works: models.QuerySet | None = None) -> list[Category]:
+        """The category tree: root nodes, each node with `child_nodes` and `work_count`, the
+        number of distinct works (of `works`, default all) in the node's whole subtree.
 
-        Two queries whatever the size of the tree: the categories, then the assignment pairs.
+        Two queries whatever the size of the tree: the categories, then one aggregate with a
+        COUNT(DISTINCT) per node, so that a work in two sub-categories counts once in the parent.
         """
         nodes = list(self.order_by("order", "code"))
-        root_of = {}
         by_pk = {node.pk: node for node in nodes}
         for node in nodes:
-            root = node
-            while root.parent_id is not None:
-                root = by_pk[root.parent_id]
-            root_of[node.pk] = root.pk
-        works_per_root: dict[int, set[int]] = {}
-        pairs = Assignment.objects.values_list("category_id", "work_id")
-        for category_id, work_id in pairs:
-            works_per_root.setdefault(root_of[category_id], set()).add(work_id)
-        levels = [node for node in nodes if node.parent_id is None]
-        for level in levels:
-            level.work_count = len(works_per_root.get(level.pk, ()))
-        return levels
+            node.child_nodes = []
+        for node in nodes:
+            if node.parent_id in by_pk:
+                by_pk[node.parent_id].child_nodes.append(node)
+        assignments = Assignment.objects.all()
+        if works is not None:
+            assignments = assignments.filter(work__in=works.order_by().values("pk"))
+        counts = assignments.aggregate(
+            **{
+                f"n{node.pk}": Count(
+                    "work", distinct=True, filter=Q(category_id__in=_subtree_pks(node))
+                )
+                for node in nodes
+            }
+        )
+        for node in nodes:
+            node.work_count = counts[f"n{node.pk}"]
+        return [node for node in nodes if node.parent_id not in by_pk]
+
+    def root_codes(self) -> dict[int, str]:
+        """Category pk -> code of its top-level ancestor, from one query."""
+        rows = list(self.values_list("pk", "parent_id", "code"))
+        parent_of = {pk: parent_id for pk, parent_id, _ in rows}
+        code_of = {pk: code for pk, _, code in rows}
+        roots = {}
+        for pk in parent_of:
+            root = pk
+            while parent_of[root] is not None:
+                root = parent_of[root]
+            roots[pk] = code_of[root]
+        return roots
+
+    def level_counts(self) -> list[Category]:
+        """Top-level categories with `work_count` (see tree_with_counts)."""
+        return self.tree_with_counts()
+
+
+def _subtree_pks(node: Category) -> list[int]:
+    pks, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        pks.append(current.pk)
+        stack.extend(current.child_nodes)
+    return pks
 
 
 class Category(models.Model):

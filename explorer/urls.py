@@ -1,13 +1,34 @@
 """Root URLconf: the reader's pages, the JSON API under /api/, the curators' admin."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.routers import DefaultRouter
 
-from explorer import views
+from explorer import api, exports, views
+
+router = DefaultRouter()
+router.register("works", api.WorkViewSet, basename="api-work")
+router.register("categories", api.CategoryViewSet, basename="api-category")
+router.register("authors", api.AuthorViewSet, basename="api-author")
+router.register("citations", api.CitationViewSet, basename="api-citation")
+router.register("techniques", api.TechniqueViewSet, basename="api-technique")
+router.register("cost-models", api.CostModelViewSet, basename="api-cost-model")
+
+api_urls = [
+    path("export/", exports.export, name="api-export"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", include(router.urls)),
+]
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("works/", views.work_list, name="work-list"),
     path("works/<str:key>/", views.work_detail, name="work-detail"),
+    path("categories/", views.category_list, name="category-list"),
     path("authors/<int:pk>/", views.author_detail, name="author-detail"),
+    path("numbers/", views.numbers, name="numbers"),
+    path("api/", include(api_urls)),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,296 @@
+"""Allreduce message schedules and a parameter server, simulated in the simplified LogP model.
+
+A schedule is a list of steps; in a step every process sends at most one message and receives
+at most one (full duplex). A message of b bytes takes L + b·G once both ends are free. The
+simulation also moves real numbers through the schedule to check that it computes the sum.
+"""
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .base import SEED, Demo, Param
+from .common import Series, agreement, line_figure, metric, relative_error, result, table
+
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Step:
+    src: np.ndarray  # sender of each message
+    dst: np.ndarray  # receiver of each message
+    first_chunk: np.ndarray  # each message carries chunks first_chunk .. first_chunk+chunks-1
+    chunks: int
+    combine: bool  # True: the receiver adds the chunks to its own; False: it overwrites them
+
+
+@dataclass(frozen=True)
+class Schedule:
+    processes: int
+    chunks: int  # the vector is cut into this many equal chunks
+    workers: int  # processes 0..workers-1 contribute a vector and must end with the sum
+    steps: list[Step]
+
+
+def tree_schedule(p: int) -> Schedule:
+    """Binomial-tree reduce to process 0, then the mirrored broadcast."""
+    ranks = np.arange(p)
+    reduce_steps, broadcast_steps = [], []
+    for k in range(int(math.log2(p))):
+        senders = ranks[ranks % 2 ** (k + 1) == 2**k]
+        reduce_steps.append(Step(senders, senders - 2**k, np.zeros_like(senders), 1, True))
+        roots = ranks[ranks % 2 ** (k + 1) == 0]
+        broadcast_steps.append(Step(roots, roots + 2**k, np.zeros_like(roots), 1, False))
+    return Schedule(p, 1, p, reduce_steps + broadcast_steps[::-1])
+
+
+def butterfly_schedule(p: int) -> Schedule:
+    """Recursive doubling: every process exchanges its whole vector with rank XOR 2^k."""
+    ranks = np.arange(p)
+    steps = [
+        Step(ranks, ranks ^ 2**k, np.zeros_like(ranks), 1, True) for k in range(int(math.log2(p)))
+    ]
+    return Schedule(p, 1, p, steps)
+
+
+def ring_schedule(p: int) -> Schedule:
+    """Reduce-scatter then allgather around a ring, one chunk of m/P per message."""
+    ranks = np.arange(p)
+    right = (ranks + 1) % p
+    scatter = [Step(ranks, right, (ranks - s) % p, 1, True) for s in range(p - 1)]
+    gather = [Step(ranks, right, (ranks + 1 - s) % p, 1, False) for s in range(p - 1)]
+    return Schedule(p, p, p, scatter + gather)
+
+
+def rabenseifner_schedule(p: int) -> Schedule:
+    """Recursive-halving reduce-scatter, then recursive-doubling allgather [198]."""
+    ranks = np.arange(p)
+    low = np.zeros(p, dtype=int)  # first chunk of the range each process is responsible for
+    size, scatter = p, []
+    while size > 1:
+        half = size // 2
+        keeps_lower = (ranks & half) == 0
+        scatter.append(Step(ranks, ranks ^ half, np.where(keeps_lower, low + half, low), half, True))
+        low = np.where(keeps_lower, low, low + half)
+        size = half
+    gather, size = [], 1
+    while size < p:
+        gather.append(Step(ranks, ranks ^ size, low.copy(), size, False))
+        low = np.minimum(low, low[ranks ^ size])
+        size *= 2
+    return Schedule(p, p, p, scatter + gather)
+
+
+def parameter_server_schedule(p: int, servers: int) -> Schedule:
+    """P workers push shard j to server j, servers add, workers pull; servers are extra processes.
+
+    Slots are staggered so that no port takes two messages at once: max(P, S) slots per phase.
+    """
+    slots = max(p, servers)
+    pairs = [_slot_pairs(p, servers, t) for t in range(slots)]
+    push = [Step(workers, p + shards, shards, 1, True) for workers, shards in pairs]
+    pull = [Step(p + shards, workers, shards, 1, False) for workers, shards in pairs]
+    return Schedule(p + servers, servers, p, push + pull)
+
+
+def _slot_pairs(p: int, servers: int, slot: int) -> tuple[np.ndarray, np.ndarray]:
+    if p >= servers:
+        shards = np.arange(servers)
+        return (shards + slot) % p, shards
+    workers = np.arange(p)
+    return workers, (workers + slot) % servers
+
+
+def simulate_time(schedule: Schedule, latency: float, seconds_per_chunk: Any) -> Any:
+    """Finish time when each message starts as soon as its sender and receiver are free.
+
+    `seconds_per_chunk` may be an array: one simulation then covers several message sizes.
+    """
+    per_chunk = np.asarray(seconds_per_chunk, dtype=float)
+    clock = np.zeros((schedule.processes, *per_chunk.shape))
+    for step in schedule.steps:
+        start = np.maximum(clock[step.src], clock[step.dst])
+        end = start + latency + step.chunks * per_chunk
+        # Ports are unique within a step, so plain fancy assignment is a correct scatter-max.
+        clock[step.src] = np.maximum(clock[step.src], end)
+        clock[step.dst] = np.maximum(clock[step.dst], end)
+    finish = clock.max(axis=0)
+    return float(finish) if finish.ndim == 0 else finish.tolist()
+
+
+def execute(schedule: Schedule, data: np.ndarray) -> np.ndarray:
+    """Move real data (processes x chunks x width) through the schedule."""
+    data = data.copy()
+    for step in schedule.steps:
+        chunks = step.first_chunk[:, None] + np.arange(step.chunks)
+        sent = data[step.src[:, None], chunks]  # a copy: exchanges within a step are simultaneous
+        if step.combine:
+            data[step.dst[:, None], chunks] += sent
+        else:
+            data[step.dst[:, None], chunks] = sent
+    return data
+
+
+def ports_respected(schedule: Schedule) -> bool:
+    """Each process sends at most one and receives at most one message per step."""
+    size = schedule.processes
+    return all(
+        np.bincount(step.src, minlength=size).max() <= 1
+        and np.bincount(step.dst, minlength=size).max() <= 1
+        for step in schedule.steps
+    )
+
+
+def allreduces_correctly(schedule: Schedule, rng: np.random.Generator) -> bool:
+    data = np.zeros((schedule.processes, schedule.chunks, 1))
+    data[: schedule.workers] = rng.standard_normal((schedule.workers, schedule.chunks, 1))
+    expected = data[: schedule.workers].sum(axis=0)
+    final = execute(schedule, data)[: schedule.workers]
+    return bool(np.allclose(final, expected, rtol=TOLERANCE, atol=TOLERANCE))
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    name: str
+    schedule: Callable[[int, int], Schedule]  # (P, S) -> schedule
+    formula_text: str
+    formula: Callable[[int, int, float, float], float]  # (P, S, L, gamma·m·G) -> seconds
+
+
+ALGORITHMS = (
+    Algorithm(
+        "tree",
+        lambda p, s: tree_schedule(p),
+        "2·log2(P)·(L + γmG)",
+        lambda p, s, lat, bw: 2 * math.log2(p) * (lat + bw),
+    ),
+    Algorithm(
+        "butterfly",
+        lambda p, s: butterfly_schedule(p),
+        "log2(P)·(L + γmG)",
+        lambda p, s, lat, bw: math.log2(p) * (lat + bw),
+    ),
+    Algorithm(
+        "ring",
+        lambda p, s: ring_schedule(p),
+        "2(P−1)·L + 2γmG·(P−1)/P",
+        lambda p, s, lat, bw: 2 * (p - 1) * lat + 2 * bw * (p - 1) / p,
+    ),
+    Algorithm(
+        "Rabenseifner",
+        lambda p, s: rabenseifner_schedule(p),
+        "2L·log2(P) + 2γmG·(P−1)/P",
+        lambda p, s, lat, bw: 2 * lat * math.log2(p) + 2 * bw * (p - 1) / p,
+    ),
+    Algorithm(
+        "parameter server",
+        parameter_server_schedule,
+        "2·max(P, S)·(L + γmG/S) (derived for this demo)",
+        lambda p, s, lat, bw: 2 * max(p, s) * (lat + bw / s),
+    ),
+)
+
+
+def simulated_and_formula(
+    algorithm: Algorithm, p: int, servers: int, latency: float, vector_seconds: float
+) -> tuple[Schedule, float, float]:
+    schedule = algorithm.schedule(p, servers)
+    simulated = simulate_time(schedule, latency, vector_seconds / schedule.chunks)
+    return schedule, simulated, algorithm.formula(p, servers, latency, vector_seconds)
+
+
+def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    p, servers = 2 ** params["log2_P"], params["S"]
+    latency = params["L"] * 1e-6
+    vector_seconds = params["gamma"] * params["m"] * params["G"] * 1e-9  # γ·m·G
+    rows, metrics, claims = [], [], []
+    for algorithm in ALGORITHMS:
+        schedule, simulated, formula = simulated_and_formula(
+            algorithm, p, servers, latency, vector_seconds
+        )
+        correct = allreduces_correctly(schedule, rng) and ports_respected(schedule)
+        error = relative_error(simulated, formula)
+        messages = sum(len(step.src) for step in schedule.steps)
+        rows.append([algorithm.name, simulated, formula, error, len(schedule.steps), messages, correct])
+        metrics.append(metric(f"{algorithm.name} time", simulated, "s (simulated)", formula,
+                              algorithm.formula_text))
+        claims.append(agreement(
+            f"simulated {algorithm.name} time equals {algorithm.formula_text}",
+            error <= TOLERANCE and correct,
+            f"{simulated:.6g} s simulated vs {formula:.6g} s; relative error {error:.1e}; "
+            f"{'every worker ends with the sum' if correct else 'the schedule is WRONG'}",
+        ))
+    columns = ["algorithm", "simulated (s)", "formula (s)", "relative error", "steps", "messages",
+               "sum correct"]
+    tables = [table(f"Allreduce of m = {params['m']} elements on P = {p}", columns, rows)]
+    figures = [_time_vs_p(params, servers, latency, vector_seconds),
+               _time_vs_size(params, p, servers, latency)]
+    return result(metrics, tables, figures, claims)
+
+
+def _time_vs_p(
+    params: dict[str, Any], servers: int, latency: float, vector_seconds: float
+) -> dict[str, Any]:
+    sizes = [2**k for k in range(1, params["log2_P"] + 1)]
+    series = []
+    for algorithm in ALGORITHMS:
+        points = [simulated_and_formula(algorithm, p, servers, latency, vector_seconds)
+                  for p in sizes]
+        series.append(Series(f"{algorithm.name} (simulated)", sizes, [pt[1] for pt in points],
+                             "markers"))
+        series.append(Series(f"{algorithm.name} (formula)", sizes, [pt[2] for pt in points],
+                             "lines", "dash"))
+    return line_figure("Allreduce time against the number of processes P", "P", "time (s)",
+                       series, log_x=True, log_y=True)
+
+
+def _time_vs_size(params: dict[str, Any], p: int, servers: int, latency: float) -> dict[str, Any]:
+    sizes = [10**k for k in range(0, 10)]
+    vector_seconds = np.array(sizes) * params["gamma"] * params["G"] * 1e-9
+    series = []
+    for algorithm in ALGORITHMS:
+        schedule = algorithm.schedule(p, servers)
+        times = simulate_time(schedule, latency, vector_seconds / schedule.chunks)
+        series.append(Series(algorithm.name, sizes, times, "lines+markers"))
+    return line_figure(
+        f"Allreduce time against message size (P = {p})",
+        "m (elements)",
+        "time (s, simulated)",
+        series,
+        log_x=True,
+        log_y=True,
+    )
+
+
+DEMO = Demo(
+    slug="allreduce-vs-ps",
+    title="Allreduce algorithms and a parameter server in the LogP model",
+    version=1,
+    level="distributed",
+    techniques=(
+        "allreduce-tree",
+        "allreduce-butterfly",
+        "allreduce-ring",
+        "allreduce-rabenseifner",
+        "parameter-server",
+    ),
+    works=(53, 198, 78, 152),
+    summary="Message schedules of tree, butterfly, ring and Rabenseifner allreduce and of a sharded "
+    "parameter server are simulated step by step; each simulated time is compared with its formula.",
+    look_for="Latency-bound (small m): tree and butterfly win, the ring pays 2(P−1)L. "
+    "Bandwidth-bound (large m): ring and Rabenseifner send only 2γm(P−1)/P per process. A parameter "
+    "server needs S ≈ P servers to keep up.",
+    params=(
+        Param("log2_P", "int", 5, 1, 10, help="number of processes P = 2^log2_P (up to 1024)"),
+        Param("m", "int", 1_000_000, 1, 1_000_000_000, help="elements per vector", unit="elements"),
+        Param("gamma", "int", 4, 1, 8, help="bytes per element γ", unit="B"),
+        Param("L", "float", 2.0, 0.0, 1000.0, help="latency per message", unit="µs"),
+        Param("G", "float", 0.1, 0.0, 100.0, help="time per byte (0.1 ns/B = 10 GB/s)", unit="ns/B"),
+        Param("S", "int", 4, 1, 1024, help="parameter servers (sharded)"),
+        SEED,
+    ),
+    run=run,
+)

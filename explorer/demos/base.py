@@ -1,0 +1,238 @@
+"""The demo interface: parameter declarations, validation, the schema and the in-process run.
+
+A demo is a pure, seeded function of a few bounded parameters. The server never calls it with
+raw input: `validate_params` turns a query string or a JSON body into the canonical parameter
+dict (all parameters present, typed, sorted by name), which is also the cache key.
+"""
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+ParamType = Literal["int", "float", "choice", "bool"]
+Level = Literal["operators", "networks", "training", "distributed"]
+RunFunction = Callable[[dict[str, Any], np.random.Generator], dict[str, Any]]
+
+LEVELS = ("operators", "networks", "training", "distributed")
+REFERENCE_COUNT = 269  # entries in the survey's v2 bibliography
+RESULT_KEYS = ("metrics", "tables", "figures", "agreement")
+
+_TRUE_WORDS = {"true", "1", "yes", "on"}
+_FALSE_WORDS = {"false", "0", "no", "off"}
+
+
+class DemoError(ValueError):
+    """A demo could not produce a result; the message is safe to show to a user."""
+
+
+class ParamError(DemoError):
+    """A parameter is unknown, of the wrong type or out of bounds."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: ParamType
+    default: int | float | str | bool
+    min: int | float | None = None
+    max: int | float | None = None
+    choices: tuple[str, ...] = ()
+    help: str = ""
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        # A bad declaration is a programming error: fail at import time, not on a user's request.
+        if self.type in ("int", "float") and (self.min is None or self.max is None):
+            raise TypeError(f"numeric parameter {self.name!r} needs min and max")
+        if self.type == "choice" and not self.choices:
+            raise TypeError(f"choice parameter {self.name!r} needs choices")
+        if self.parse(self.default) != self.default:
+            raise TypeError(f"default of {self.name!r} is not a canonical valid value")
+
+    def parse(self, raw: object) -> int | float | str | bool:
+        """The canonical value of `raw`, or ParamError naming this parameter and its bounds."""
+        parsers = {
+            "int": self._parse_int,
+            "float": self._parse_float,
+            "choice": self._parse_choice,
+            "bool": self._parse_bool,
+        }
+        return parsers[self.type](raw)
+
+    def bounds_text(self) -> str:
+        if self.type == "int":
+            return f"an integer between {self.min} and {self.max}"
+        if self.type == "float":
+            return f"a number between {self.min:g} and {self.max:g}"
+        if self.type == "choice":
+            return "one of " + ", ".join(repr(choice) for choice in self.choices)
+        return "true or false"
+
+    def _refuse(self, raw: object) -> ParamError:
+        shown = raw if isinstance(raw, int | float) and not isinstance(raw, bool) else repr(raw)
+        return ParamError(f"{self.name} must be {self.bounds_text()} (got {shown})")
+
+    def _parse_int(self, raw: object) -> int:
+        number = _as_number(raw)
+        if number is None or not float(number).is_integer():
+            raise self._refuse(raw)
+        value = int(number)
+        if not self.min <= value <= self.max:
+            raise self._refuse(raw)
+        return value
+
+    def _parse_float(self, raw: object) -> float:
+        number = _as_number(raw)
+        if number is None or not self.min <= number <= self.max:
+            raise self._refuse(raw)
+        return float(number)
+
+    def _parse_choice(self, raw: object) -> str:
+        if not isinstance(raw, str) or raw not in self.choices:
+            raise self._refuse(raw)
+        return raw
+
+    def _parse_bool(self, raw: object) -> bool:
+        if isinstance(raw, bool):
+            return raw
+        word = raw.strip().lower() if isinstance(raw, str) else None
+        if word in _TRUE_WORDS:
+            return True
+        if word in _FALSE_WORDS:
+            return False
+        raise self._refuse(raw)
+
+
+def _as_number(raw: object) -> int | float | None:
+    """A finite int or float from a JSON number or a query-string text; None when it is neither."""
+    if isinstance(raw, bool):  # bool is an int subclass, but True is not a count
+        return None
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, float):
+        return raw if math.isfinite(raw) else None
+    if isinstance(raw, str):
+        text = raw.strip()
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+SEED = Param("seed", "int", 0, 0, 2**31 - 1, help="random seed; the same seed gives the same result")
+
+
+@dataclass(frozen=True)
+class Demo:
+    slug: str
+    title: str
+    version: int  # bump whenever results for the same parameters change (it keys the cache)
+    level: Level
+    techniques: tuple[str, ...]
+    works: tuple[int, ...]  # v2 reference numbers of the survey's bibliography
+    summary: str
+    look_for: str
+    params: tuple[Param, ...]
+    run: RunFunction
+
+    def __post_init__(self) -> None:
+        names = [param.name for param in self.params]
+        if "seed" not in names:
+            raise TypeError(f"demo {self.slug!r} must declare the seed parameter")
+        if len(set(names)) != len(names):
+            raise TypeError(f"demo {self.slug!r} declares a parameter twice")
+        if self.level not in LEVELS:
+            raise TypeError(f"demo {self.slug!r} has unknown level {self.level!r}")
+        if not all(1 <= work <= REFERENCE_COUNT for work in self.works):
+            raise TypeError(f"demo {self.slug!r} cites a work outside 1..{REFERENCE_COUNT}")
+
+    def param(self, name: str) -> Param:
+        return next(param for param in self.params if param.name == name)
+
+
+def validate_params(demo: Demo, raw: Mapping[str, object]) -> dict[str, Any]:
+    """Canonical parameters: defaults filled in, values typed and bounded, keys sorted.
+
+    Accepts JSON values and query-string texts ("12", "0.5", "true"); raises ParamError with a
+    message that names the parameter and its bounds.
+    """
+    known = {param.name: param for param in demo.params}
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise ParamError(f"unknown parameter {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    values = {
+        name: param.parse(raw[name]) if name in raw else param.default
+        for name, param in known.items()
+    }
+    return dict(sorted(values.items()))
+
+
+def schema(demo: Demo) -> dict[str, Any]:
+    """A JSON-able description of a demo and its parameters, for the API and the forms."""
+    return {
+        "slug": demo.slug,
+        "title": demo.title,
+        "version": demo.version,
+        "level": demo.level,
+        "techniques": list(demo.techniques),
+        "works": list(demo.works),
+        "summary": demo.summary,
+        "look_for": demo.look_for,
+        "params": [
+            {
+                "name": param.name,
+                "type": param.type,
+                "default": param.default,
+                "min": param.min,
+                "max": param.max,
+                "choices": list(param.choices) or None,
+                "help": param.help,
+                "unit": param.unit or None,
+            }
+            for param in demo.params
+        ],
+    }
+
+
+def run_in_process(demo: Demo, raw: Mapping[str, object]) -> dict[str, Any]:
+    """Validate, run with a generator seeded from `seed`, and return a JSON-safe result.
+
+    No limits apply here: the server goes through `explorer.demos.runner.run_demo`, which calls
+    this inside a resource-limited child process.
+    """
+    params = validate_params(demo, raw)
+    result = demo.run(dict(params), np.random.default_rng(params["seed"]))
+    return check_result(to_jsonable(result))
+
+
+def check_result(result: Any) -> dict[str, Any]:
+    if not isinstance(result, dict) or set(result) != set(RESULT_KEYS):
+        raise DemoError(f"a demo result must have exactly the keys {', '.join(RESULT_KEYS)}")
+    return result
+
+
+def to_jsonable(value: Any) -> Any:
+    """Plain Python containers and numbers; non-finite floats become None (JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {str(key): to_jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | np.ndarray):
+        return [to_jsonable(item) for item in value]
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(f"cannot turn {type(value).__name__} into JSON")

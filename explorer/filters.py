@@ -1,0 +1,187 @@
+"""The works filters, shared by the /works/ page, the API list and the exports.
+
+One FilterSet so that a page URL and its JSON twin take exactly the same query parameters.
+"""
+
+from __future__ import annotations
+
+import re
+
+import django_filters
+from django import forms
+from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
+from django.db.models.functions import Coalesce
+
+from catalogue.models import Assignment, Authorship, Category, CostModel, Evidence, Technique, Work
+
+MAX_QUERY_TERMS = 8
+MAX_QUERY_LENGTH = 200
+# Ranking weights: where a term appears says how relevant the work is.
+SEARCH_WEIGHTS = {"title": 5, "authors": 3, "venue": 2, "abstract": 1, "note": 1}
+ORDERINGS = {
+    "ref": ("survey_ref", "key"),
+    "-ref": ("-survey_ref", "key"),
+    "year": ("year", "survey_ref", "key"),
+    "-year": ("-year", "survey_ref", "key"),
+    "title": ("title", "key"),
+    "-title": ("-title", "key"),
+    "key": ("key",),
+    "-key": ("-key",),
+    "relevance": ("-relevance", "survey_ref", "key"),
+}
+KNOWN_PARAMETERS = {"page", "page_size", "format"}
+
+
+def search_terms(text: str) -> list[str]:
+    """Split a query into at most MAX_QUERY_TERMS words (letters, digits, - and .)."""
+    return re.findall(r"[\w.+-]+", text.lower())[:MAX_QUERY_TERMS]
+
+
+def search(queryset: QuerySet, text: str) -> QuerySet:
+    """Works matching every term somewhere, annotated with a `relevance` score.
+
+    Plain `icontains` lookups so that it behaves the same on SQLite and PostgreSQL.
+    """
+    relevance = Value(0)
+    for term in search_terms(text):
+        by_author = Exists(
+            Authorship.objects.filter(work=OuterRef("pk"), author__name__icontains=term)
+        )
+        fields = {
+            "title": Q(title__icontains=term),
+            "authors": by_author,
+            "venue": Q(venue__icontains=term),
+            "abstract": Q(abstract__icontains=term),
+            "note": Q(note__icontains=term),
+        }
+        matches_any = Q()
+        for condition in fields.values():
+            matches_any |= Q(condition) if isinstance(condition, Q) else condition
+        queryset = queryset.filter(matches_any)
+        for name, condition in fields.items():
+            relevance = relevance + Case(
+                When(condition, then=Value(SEARCH_WEIGHTS[name])),
+                default=Value(0),
+                output_field=IntegerField(),
+            )
+    return queryset.annotate(relevance=Coalesce(relevance, Value(0)))
+
+
+class CodeChoiceField(forms.ModelChoiceField):
+    def to_python(self, value):
+        try:
+            return super().to_python(value)
+        except forms.ValidationError as error:
+            known = ", ".join(self.queryset.values_list("code", flat=True))
+            raise forms.ValidationError(f"unknown code {value!r} (known: {known})") from error
+
+
+class CodeChoiceFilter(django_filters.ModelChoiceFilter):
+    """A category given by its code; matches works in the category or any sub-category."""
+
+    field_class = CodeChoiceField
+
+    def filter(self, queryset: QuerySet, value: Category | None) -> QuerySet:
+        if value is None:
+            return queryset
+        in_subtree = Assignment.objects.filter(
+            work=OuterRef("pk"), category__code__in=value.subtree_codes()
+        )
+        return queryset.filter(Exists(in_subtree))
+
+
+class WorkFilter(django_filters.FilterSet):
+    level = CodeChoiceFilter(
+        queryset=Category.objects.filter(parent__isnull=True),
+        to_field_name="code",
+        label="Parallelism level",
+        help_text="Top-level category code: ops, net, train or bg.",
+    )
+    category = CodeChoiceFilter(
+        queryset=Category.objects.all(),
+        to_field_name="code",
+        label="Category",
+        help_text="Any category code; sub-categories are included.",
+    )
+    year_min = django_filters.NumberFilter(
+        field_name="year", lookup_expr="gte", label="From year", min_value=1800, max_value=2100
+    )
+    year_max = django_filters.NumberFilter(
+        field_name="year", lookup_expr="lte", label="To year", min_value=1800, max_value=2100
+    )
+    q = django_filters.CharFilter(
+        method="filter_search", label="Search", max_length=MAX_QUERY_LENGTH,
+        help_text="Words searched in titles, authors, venues, abstracts and notes (ranked).",
+    )
+    evidence = django_filters.ChoiceFilter(
+        choices=Evidence.choices, method="filter_evidence", label="Assignment evidence"
+    )
+    entry_type = django_filters.CharFilter(
+        field_name="entry_type", label="Entry type", max_length=30,
+        help_text="BibTeX entry type: article, inproceedings, misc, book, ...",
+    )
+    has_cost_model = django_filters.BooleanFilter(
+        method="filter_has_cost_model", label="Has a cost model",
+        widget=forms.Select(choices=[("", "any"), ("true", "yes"), ("false", "no")]),
+    )
+    has_demo = django_filters.BooleanFilter(
+        method="filter_has_demo", label="Has a demo",
+        widget=forms.Select(choices=[("", "any"), ("true", "yes"), ("false", "no")]),
+    )
+    ordering = django_filters.ChoiceFilter(
+        choices=[(key, key) for key in ORDERINGS], method="filter_ordering", label="Order by",
+        help_text="ref, year, title or key (prefix - to reverse), or relevance with q.",
+    )
+
+    class Meta:
+        model = Work
+        fields: list[str] = []
+
+    def __init__(self, data=None, *args, **kwargs):
+        super().__init__(data, *args, **kwargs)
+        self.unknown = sorted(set(self.data or {}) - set(self.filters) - KNOWN_PARAMETERS)
+
+    def is_valid(self) -> bool:
+        valid = super().is_valid()
+        for name in self.unknown:
+            self.form.add_error(None, f"unknown parameter {name!r}")
+        if self.form.is_bound and self.form.is_valid():
+            low, high = self.form.cleaned_data.get("year_min"), self.form.cleaned_data.get("year_max")
+            if low is not None and high is not None and low > high:
+                self.form.add_error("year_max", "must not be before year_min")
+        return valid and not self.form.errors
+
+    @property
+    def qs(self) -> QuerySet:
+        queryset = super().qs
+        cleaned = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
+        searching = bool(cleaned.get("q", "").strip())
+        ordering = cleaned.get("ordering") or ("relevance" if searching else "ref")
+        if ordering == "relevance" and not searching:
+            ordering = "ref"  # nothing to rank by
+        return queryset.order_by(*ORDERINGS[ordering])
+
+    def filter_search(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        return search(queryset, value) if value.strip() else queryset
+
+    def filter_evidence(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        return queryset.filter(
+            Exists(Assignment.objects.filter(work=OuterRef("pk"), evidence=value))
+        )
+
+    def filter_has_cost_model(self, queryset: QuerySet, name: str, value: bool | None) -> QuerySet:
+        if value is None:
+            return queryset
+        linked = Exists(CostModel.objects.filter(works=OuterRef("pk"))) | Exists(
+            CostModel.objects.filter(technique__works=OuterRef("pk"))
+        )
+        return queryset.filter(linked if value else ~linked)
+
+    def filter_has_demo(self, queryset: QuerySet, name: str, value: bool | None) -> QuerySet:
+        if value is None:
+            return queryset
+        linked = Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug=""))
+        return queryset.filter(linked if value else ~linked)
+
+    def filter_ordering(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        return queryset  # applied last, in `qs`, after the search annotation exists

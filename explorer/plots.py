@@ -1,0 +1,36 @@
+"""Pure figure builders: plain data in, a Plotly figure dict out (no ORM, no request)."""
+
+from __future__ import annotations
+
+LEVEL_COLOURS = {"ops": "#2457a6", "net": "#2e8b57", "train": "#c0392b", "bg": "#8e8e8e"}
+
+
+def timeline_figure(
+    rows: list[tuple[int | None, str, int]], level_names: dict[str, str]
+) -> dict:
+    """Works per year, stacked by parallelism level. Rows are (year, level code, count);
+    works without a year are left out (and counted by the caller)."""
+    years = sorted({year for year, _, _ in rows if year is not None})
+    counts = {(year, level): n for year, level, n in rows}
+    traces = [
+        {
+            "type": "bar",
+            "name": name,
+            "x": years,
+            "y": [counts.get((year, code), 0) for year in years],
+            "marker": {"color": LEVEL_COLOURS.get(code, "#555")},
+            "hovertemplate": f"{name}<br>%{{x}}: %{{y}} works<extra></extra>",
+        }
+        for code, name in level_names.items()
+    ]
+    return {
+        "data": traces,
+        "layout": {
+            "title": {"text": "Works per year, by parallelism level"},
+            "barmode": "stack",
+            "xaxis": {"title": {"text": "year"}, "dtick": 2},
+            "yaxis": {"title": {"text": "works (a work in several levels counts in each)"}},
+            "legend": {"orientation": "h"},
+            "margin": {"t": 50, "r": 10},
+        },
+    }

@@ -1,0 +1,210 @@
+"""JSON shapes of the API. Every work carries its BibTeX `key`; every fact its evidence."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import serializers
+
+from catalogue.bibtex import display_text, export_works
+from catalogue.models import Author, Citation, CostModel, Technique, Work
+
+
+class AssignmentField(serializers.Serializer):
+    code = serializers.CharField(source="category.code")
+    name = serializers.CharField(source="category.name")
+    section = serializers.CharField(source="category.section")
+    evidence = serializers.CharField()
+    source_note = serializers.CharField()
+
+
+class WorkListSerializer(serializers.ModelSerializer):
+    title = serializers.SerializerMethodField()
+    title_bibtex = serializers.CharField(source="title")
+    authors = serializers.SerializerMethodField()
+    categories = AssignmentField(source="assignments", many=True)
+    api_url = serializers.HyperlinkedIdentityField(view_name="api-work-detail", lookup_field="key")
+    html_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Work
+        fields = [
+            "key",
+            "title",
+            "title_bibtex",
+            "year",
+            "authors",
+            "authors_truncated",
+            "entry_type",
+            "venue",
+            "survey_ref",
+            "arxiv_id",
+            "doi",
+            "url",
+            "categories",
+            "api_url",
+            "html_url",
+        ]
+
+    def get_title(self, work: Work) -> str:
+        return display_text(work.title)
+
+    def get_authors(self, work: Work) -> list[str]:
+        return [display_text(name) for name in work.author_names]
+
+    def get_html_url(self, work: Work) -> str:
+        return self.context["request"].build_absolute_uri(work.get_absolute_url())
+
+
+class EdgeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Citation
+        fields = ["provenance", "evidence_source", "evidence_excerpt"]
+
+
+class CitesSerializer(EdgeSerializer):
+    key = serializers.CharField(source="cited.key")
+
+    class Meta(EdgeSerializer.Meta):
+        fields = ["key", *EdgeSerializer.Meta.fields]
+
+
+class CitedBySerializer(EdgeSerializer):
+    key = serializers.CharField(source="citing.key")
+
+    class Meta(EdgeSerializer.Meta):
+        fields = ["key", *EdgeSerializer.Meta.fields]
+
+
+class WorkDetailSerializer(WorkListSerializer):
+    cites = CitesSerializer(source="citations_out", many=True)
+    cited_by = CitedBySerializer(source="citations_in", many=True)
+    techniques = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    bibtex = serializers.SerializerMethodField()
+
+    class Meta(WorkListSerializer.Meta):
+        fields = [
+            *WorkListSerializer.Meta.fields,
+            "journal",
+            "booktitle",
+            "volume",
+            "number",
+            "pages",
+            "publisher",
+            "note",
+            "abstract",
+            "techniques",
+            "cites",
+            "cited_by",
+            "bibtex",
+        ]
+
+    def get_bibtex(self, work: Work) -> str:
+        return export_works([work])
+
+
+class CategoryNodeSerializer(serializers.Serializer):
+    slug = serializers.CharField(source="code")
+    name = serializers.CharField()
+    section = serializers.CharField()
+    status = serializers.CharField()
+    description = serializers.CharField()
+    work_count = serializers.IntegerField()
+    children = serializers.SerializerMethodField()
+
+    def get_children(self, node) -> list[dict]:
+        return CategoryNodeSerializer(node.child_nodes, many=True).data
+
+
+class AuthorSerializer(serializers.ModelSerializer):
+    name = serializers.SerializerMethodField()
+    name_bibtex = serializers.CharField(source="name")
+    work_count = serializers.IntegerField()
+    html_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Author
+        fields = ["id", "name", "name_bibtex", "work_count", "html_url"]
+
+    def get_name(self, author: Author) -> str:
+        return display_text(author.name)
+
+    def get_html_url(self, author: Author) -> str:
+        return self.context["request"].build_absolute_uri(author.get_absolute_url())
+
+
+class CitationSerializer(serializers.ModelSerializer):
+    citing = serializers.CharField(source="citing.key")
+    cited = serializers.CharField(source="cited.key")
+
+    class Meta:
+        model = Citation
+        fields = ["id", "citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
+
+
+class CitationWriteSerializer(serializers.ModelSerializer):
+    citing = serializers.SlugRelatedField(slug_field="key", queryset=Work.objects.all())
+    cited = serializers.SlugRelatedField(slug_field="key", queryset=Work.objects.all())
+
+    class Meta:
+        model = Citation
+        fields = ["id", "citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
+
+    def validate(self, attrs):
+        try:
+            Citation(**attrs).clean()
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.messages) from error
+        return attrs
+
+
+class CostModelSerializer(serializers.ModelSerializer):
+    technique = serializers.SlugRelatedField(slug_field="slug", queryset=Technique.objects.all())
+    works = serializers.SlugRelatedField(
+        slug_field="key", many=True, queryset=Work.objects.all(), required=False
+    )
+    status_label = serializers.CharField(source="get_status_display", read_only=True)
+
+    class Meta:
+        model = CostModel
+        fields = [
+            "id",
+            "technique",
+            "quantity",
+            "eval",
+            "label",
+            "formula",
+            "variables",
+            "unit",
+            "asymptotic",
+            "section",
+            "status",
+            "status_label",
+            "status_note",
+            "works",
+        ]
+
+    def validate(self, attrs):
+        """The formula must parse against the declared variables (model.clean)."""
+        current = {"formula": "", "variables": []}
+        if self.instance is not None:
+            current = {name: getattr(self.instance, name) for name in current}
+        candidate = CostModel(
+            formula=attrs.get("formula", current["formula"]),
+            variables=attrs.get("variables", current["variables"]),
+        )
+        try:
+            candidate.clean()
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.message_dict) from error
+        return attrs
+
+
+class TechniqueSerializer(serializers.ModelSerializer):
+    category = serializers.CharField(source="category.code")
+    works = serializers.SlugRelatedField(slug_field="key", many=True, read_only=True)
+    cost_models = CostModelSerializer(many=True, read_only=True)
+    demo = serializers.CharField(source="demo_slug")
+
+    class Meta:
+        model = Technique
+        fields = ["slug", "name", "category", "summary", "works", "demo", "cost_models"]
