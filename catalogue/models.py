@@ -476,7 +476,7 @@ class CostModel(models.Model):
     )
     label = models.CharField(max_length=200)
     formula = models.CharField(max_length=500)
-    variables = models.JSONField(default=list, validators=[validate_variables])
+    variables = models.JSONField(default=list, blank=True, validators=[validate_variables])
     unit = models.CharField(max_length=40, blank=True)
     asymptotic = models.BooleanField(
         default=False, help_text="The source gives O(...) only: the formula is the leading term."

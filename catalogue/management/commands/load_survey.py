@@ -12,12 +12,22 @@ import json
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.db.models import Count
 
 from catalogue import bibtex
-from catalogue.models import Assignment, Category, Citation, CostModel, Technique, Work
+from catalogue.models import (
+    Assignment,
+    Author,
+    Authorship,
+    Category,
+    Citation,
+    CostModel,
+    Technique,
+    Work,
+)
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 SURVEY_KEY = "bennun2018demystifying"
@@ -33,7 +43,7 @@ class Command(BaseCommand):
         try:
             with transaction.atomic():
                 load_all(fixtures)
-        except (OSError, ValueError, KeyError) as error:
+        except (OSError, ValueError, KeyError, ValidationError) as error:
             raise CommandError(f"Nothing was loaded: {error}") from error
         self.stdout.write(self.style.SUCCESS(describe_catalogue()))
 
@@ -51,25 +61,50 @@ def load_all(fixtures: Path) -> None:
 
 
 def load_works(path: Path) -> dict[str, Work]:
+    """Bring every work of survey.bib to what the file says, in a few bulk queries."""
     parsed = bibtex.parse_bibtex(path.read_text(encoding="utf-8"))
     if parsed.errors:
         raise ValueError(f"{path.name}: " + "; ".join(parsed.errors))
     existing = {w.key: w for w in Work.objects.all()}
-    works = {}
+    new, changed = [], []
     for record in parsed.records:
         work = existing.get(record.key) or Work(key=record.key)
         before = _field_values(work)
         work.set_record_fields(record)
         if work.pk is None or _field_values(work) != before:
             work.full_clean(validate_unique=False, validate_constraints=False)
-            work.save()
-        work.set_authors(record.authors)
-        works[record.key] = work
+            (new if work.pk is None else changed).append(work)
+    Work.objects.bulk_create(new)
+    Work.objects.bulk_update(changed, [f.attname for f in Work._meta.concrete_fields if not f.primary_key])
+    works = {w.key: w for w in Work.objects.filter(key__in=[r.key for r in parsed.records])}
+    set_all_authors(works, {r.key: r.authors for r in parsed.records})
     return works
 
 
 def _field_values(work: Work) -> dict[str, object]:
     return {f.attname: getattr(work, f.attname) for f in Work._meta.concrete_fields}
+
+
+def set_all_authors(works: dict[str, Work], names_by_key: dict[str, list[str]]) -> None:
+    """Rewrite the author lists that differ from the fixtures; leave the others untouched."""
+    current: dict[int, list[str]] = {}
+    rows = Authorship.objects.filter(work__in=works.values()).order_by("work", "position")
+    for work_id, name in rows.values_list("work_id", "author__name"):
+        current.setdefault(work_id, []).append(name)
+    wanted = {works[key].pk: list(dict.fromkeys(names)) for key, names in names_by_key.items()}
+    stale = [pk for pk, names in wanted.items() if current.get(pk, []) != names]
+    if not stale:
+        return
+    all_names = {name for pk in stale for name in wanted[pk]}
+    authors = {a.name: a for a in Author.objects.filter(name__in=all_names)}
+    missing = [Author(name=name) for name in sorted(all_names - set(authors))]
+    authors.update((a.name, a) for a in Author.objects.bulk_create(missing))
+    Authorship.objects.filter(work_id__in=stale).delete()
+    Authorship.objects.bulk_create(
+        Authorship(work_id=pk, author=authors[name], position=position)
+        for pk in stale
+        for position, name in enumerate(wanted[pk], start=1)
+    )
 
 
 def load_categories(path: Path) -> None:
@@ -95,12 +130,20 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
 def load_assignments(path: Path, works: dict[str, Work]) -> None:
     categories = {c.code: c for c in Category.objects.all()}
+    existing = {(a.work_id, a.category_id): a for a in Assignment.objects.all()}
+    new, changed = [], []
     for row in read_csv(path):
-        Assignment.objects.update_or_create(
-            work=works[row["key"]],
-            category=categories[row["category"]],
-            defaults={"evidence": row["evidence"], "source_note": row["source_note"]},
-        )
+        work, category = works[row["key"]], categories[row["category"]]
+        values = {"evidence": row["evidence"], "source_note": row["source_note"]}
+        assignment = existing.get((work.pk, category.pk))
+        if assignment is None:
+            new.append(Assignment(work=work, category=category, **values))
+        elif {k: getattr(assignment, k) for k in values} != values:
+            for name, value in values.items():
+                setattr(assignment, name, value)
+            changed.append(assignment)
+    Assignment.objects.bulk_create(new)
+    Assignment.objects.bulk_update(changed, ["evidence", "source_note"])
 
 
 def load_citations(path: Path, works: dict[str, Work]) -> None:
@@ -162,7 +205,7 @@ def load_cost_models(path: Path, works: dict[str, Work]) -> None:
                 "order": order,
             },
         )
-        model.full_clean()
+        model.full_clean(validate_unique=False, validate_constraints=False)
         model.works.set(_works_for(item.get("works", []), works))
 
 

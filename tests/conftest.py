@@ -1,0 +1,17 @@
+import pytest
+from django.core.management import call_command
+
+
+@pytest.fixture
+def survey(db):
+    """The whole survey, loaded by the real command (about a second)."""
+    call_command("load_survey", verbosity=0)
+
+
+@pytest.fixture
+def curator(db, django_user_model):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user("curator", password="a-long-test-password", is_staff=True)
+    user.groups.add(Group.objects.get(name="curators"))
+    return user
