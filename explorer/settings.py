@@ -124,7 +124,10 @@ STATICFILES_DIRS = [
     BASE_DIR / "static",
     ("vendor/plotly", Path(plotly.__file__).resolve().parent / "package_data"),
 ]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Production serves collected files (`DEBUG=false manage.py collectstatic`); development serves
+# straight from the finders, with no collectstatic step.
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles")) if not DEBUG else None
+WHITENOISE_USE_FINDERS = DEBUG
 
 LOGIN_URL = "admin:login"
 

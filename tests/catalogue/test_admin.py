@@ -1,0 +1,156 @@
+"""The curators' admin: pages load for a curator, anonymous users go to the login, BibTeX
+uploads preview before writing, bad formulas are refused."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from catalogue.models import Assignment, Author, Category, Citation, CostModel, Technique, Work
+from tests.helpers import make_category, make_cost_model, make_technique, make_work
+
+MODELS = ["work", "author", "category", "assignment", "citation", "technique", "costmodel"]
+
+UPLOAD = b"""@article{newwork2018, author = {A. Person and others}, title = {A New {GPU} Work},
+  year = {2018}, journal = {Journal}}
+"""
+
+
+@pytest.fixture
+def curator_client(client, curator):
+    client.force_login(curator)
+    return client
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("model", MODELS)
+def test_it_sends_anonymous_users_to_the_login(client, model):
+    response = client.get(f"/admin/catalogue/{model}/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/admin/login/")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("model", MODELS)
+def test_it_shows_every_list_and_add_page_to_a_curator(survey, curator_client, model):
+    assert curator_client.get(f"/admin/catalogue/{model}/").status_code == 200
+    assert curator_client.get(f"/admin/catalogue/{model}/add/").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "model, get",
+    [
+        ("work", lambda: Work.objects.get(key="dean2012large")),
+        ("author", lambda: Author.objects.first()),
+        ("category", lambda: Category.objects.get(code="train-cent")),
+        ("assignment", lambda: Assignment.objects.first()),
+        ("citation", lambda: Citation.objects.first()),
+        ("technique", lambda: Technique.objects.first()),
+        ("costmodel", lambda: CostModel.objects.first()),
+    ],
+)
+def test_it_shows_every_change_page_to_a_curator(survey, curator_client, model, get):
+    response = curator_client.get(f"/admin/catalogue/{model}/{get().pk}/change/")
+    assert response.status_code == 200
+
+
+@pytest.mark.django_db
+def test_it_filters_works_by_level_and_evidence(survey, curator_client):
+    response = curator_client.get("/admin/catalogue/work/?level=ops&evidence=confirmed")
+    assert response.status_code == 200
+    assert response.context["cl"].result_count == Work.objects.filter(
+        assignments__evidence="confirmed",
+        assignments__category__code__in=Category.objects.get(code="ops").subtree_codes(),
+    ).distinct().count()
+
+
+@pytest.mark.django_db
+def test_it_refuses_a_curator_without_the_group(client, django_user_model):
+    user = django_user_model.objects.create_user("staff", password="x-long-password", is_staff=True)
+    client.force_login(user)
+    assert client.get("/admin/catalogue/work/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_it_previews_an_upload_then_imports_it_on_confirm(curator_client):
+    upload = SimpleUploadedFile("new.bib", UPLOAD, content_type="text/plain")
+    preview = curator_client.post("/admin/catalogue/work/upload-bibtex/", {"file": upload})
+    assert preview.status_code == 200
+    assert b"1 new, 0 changed" in preview.content
+    assert not Work.objects.filter(key="newwork2018").exists()
+
+    confirm = curator_client.post(
+        "/admin/catalogue/work/upload-bibtex/",
+        {"confirm": "1", "digest": preview.context["digest"]},
+    )
+    assert confirm.status_code == 302
+    work = Work.objects.get(key="newwork2018")
+    assert work.author_names == ["A. Person"] and work.authors_truncated
+
+
+@pytest.mark.django_db
+def test_it_imports_nothing_from_an_upload_with_errors(curator_client):
+    broken = UPLOAD + b"@article{bad, title = {No year ok}, year = {19x}}\n"
+    upload = SimpleUploadedFile("broken.bib", broken, content_type="text/plain")
+    preview = curator_client.post("/admin/catalogue/work/upload-bibtex/", {"file": upload})
+    assert b"four-digit year" in preview.content
+    assert b"Import these changes" not in preview.content
+    confirm = curator_client.post(
+        "/admin/catalogue/work/upload-bibtex/", {"confirm": "1", "digest": preview.context["digest"]}
+    )
+    assert confirm.status_code == 302
+    assert not Work.objects.exists()
+
+
+@pytest.mark.django_db
+def test_it_refuses_an_oversized_upload(curator_client, settings):
+    settings.BIBTEX_UPLOAD_MAX_BYTES = 100
+    upload = SimpleUploadedFile("big.bib", UPLOAD * 10, content_type="text/plain")
+    response = curator_client.post("/admin/catalogue/work/upload-bibtex/", {"file": upload})
+    assert b"larger than" in response.content
+    assert not Work.objects.exists()
+
+
+@pytest.mark.django_db
+def test_it_refuses_an_unsafe_formula_in_the_admin(curator_client):
+    category = make_category("ops")
+    model = make_cost_model(make_technique("conv", category))
+    url = f"/admin/catalogue/costmodel/{model.pk}/change/"
+    data = {
+        "technique": model.technique.pk,
+        "quantity": "work",
+        "eval": "",
+        "label": "Work",
+        "formula": "__import__('os').system('true')",
+        "variables": '[{"name": "N", "default": 1, "min": 1, "max": 2}]',
+        "unit": "",
+        "section": "",
+        "status": "confirmed",
+        "status_note": "",
+        "order": 0,
+    }
+    response = curator_client.post(url, data)
+    assert response.status_code == 200
+    assert "not allowed" in str(response.context["adminform"].form.errors["formula"])
+    model.refresh_from_db()
+    assert model.formula == "N*C"
+
+
+@pytest.mark.django_db
+def test_it_edits_a_work_and_the_public_page_shows_it(curator_client):
+    work = make_work(key="edit2017", title="Before")
+    response = curator_client.get(f"/admin/catalogue/work/{work.pk}/change/")
+    form = response.context["adminform"].form
+    data = {name: form[name].value() or "" for name in form.fields}
+    data.update({"title": "After the edit", "extra_fields": "{}"})
+    for inline_formset in response.context["inline_admin_formsets"]:
+        formset = inline_formset.formset
+        prefix, management = formset.prefix, formset.management_form
+        for name in management.fields:
+            data[f"{prefix}-{name}"] = management[name].value()
+        for index, inline in enumerate(formset.forms):
+            for name in inline.fields:
+                value = inline[name].value()
+                data[f"{prefix}-{index}-{name}"] = "" if value is None else value
+    saved = curator_client.post(f"/admin/catalogue/work/{work.pk}/change/", data)
+    assert saved.status_code == 302, saved.context["adminform"].form.errors
+    assert b"After the edit" in curator_client.get("/works/edit2017/").content
