@@ -11,6 +11,8 @@ import django_filters
 from django import forms
 from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from catalogue.models import Assignment, Authorship, Category, CostModel, Evidence, Technique, Work
 
@@ -76,6 +78,7 @@ class CodeChoiceField(forms.ModelChoiceField):
             raise forms.ValidationError(f"unknown code {value!r} (known: {known})") from error
 
 
+@extend_schema_field(OpenApiTypes.STR)
 class CodeChoiceFilter(django_filters.ModelChoiceFilter):
     """A category given by its code; matches works in the category or any sub-category."""
 
