@@ -5,7 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from explorer import api, exports, views
+from explorer import api, exports, graph_api, graph_views, views
 
 router = DefaultRouter()
 router.register("works", api.WorkViewSet, basename="api-work")
@@ -29,6 +29,18 @@ urlpatterns = [
     path("categories/", views.category_list, name="category-list"),
     path("authors/<int:pk>/", views.author_detail, name="author-detail"),
     path("numbers/", views.numbers, name="numbers"),
+    path("graph/", graph_views.graph_page, name="graph"),
+    path("snowball/", graph_views.snowball_page, name="snowball"),
+    path("data-quality/", graph_views.data_quality, name="data-quality"),
+    # Before the works router, so that this path is not taken for a work key.
+    path(
+        "api/works/<str:key>/related/",
+        graph_api.RelatedWorksView.as_view(),
+        name="api-work-related",
+    ),
+    path("api/graph/", graph_api.CitationGraphView.as_view(), name="api-graph"),
+    path("api/snowball/", graph_api.SnowballView.as_view(), name="api-snowball"),
+    path("api/data-quality/", graph_api.DataQualityView.as_view(), name="api-data-quality"),
     path("api/", include(api_urls)),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,578 @@
+"""The citation graph (citing -> cited) over the catalogue: measures, neighbours and snowballing.
+
+Two halves:
+- pure functions over a networkx DiGraph whose nodes are BibTeX keys, with the attributes
+  `title`, `abstract`, `year`, `survey_ref`, `categories` (codes), `seminal`, `seminal_reason`
+  and `survey` (the survey itself), and whose edges carry `provenances` (strongest first);
+- `catalogue_graph()`, which builds that graph from the database in two queries (works, citations)
+  and caches it under a version that changes whenever works, assignments or citations change.
+
+Citation coverage is partial: a missing edge does not mean "does not cite".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+
+import networkx as nx
+import numpy as np
+
+# Strongest evidence first (data/README.md); the survey's own list and curators' edges last.
+PROVENANCE_ORDER = [
+    "citing-paper-bibliography",
+    "reference-list-note",
+    "secondary-index",
+    "curator",
+    "survey-reference-list",
+]
+SURVEY_PROVENANCE = "survey-reference-list"
+DIRECTIONS = ("backward", "forward", "both")
+MAX_ROUNDS = 5
+MAX_EGO_DEPTH = 3
+CACHE_SECONDS = 60 * 60
+CACHE_PREFIX = "citation-graph"
+GENERATION_KEY = f"{CACHE_PREFIX}:generation"
+
+Include = Callable[[str], bool]
+
+
+class UnknownWorks(ValueError):
+    """Keys that are not works of the catalogue."""
+
+    def __init__(self, keys: Iterable[str]):
+        self.keys = sorted(keys)
+        super().__init__("unknown work key(s): " + ", ".join(self.keys))
+
+
+# --- Building and restricting ------------------------------------------------------------------
+
+
+def provenance_rank(provenance: str) -> int:
+    return PROVENANCE_ORDER.index(provenance) if provenance in PROVENANCE_ORDER else 99
+
+
+def build_graph(
+    works: Iterable[tuple[str, dict]], edges: Iterable[tuple[str, str, str]]
+) -> nx.DiGraph:
+    """A DiGraph of works and (citing, cited, provenance) rows, one edge per pair of works."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(works)
+    single = {p: (p,) for p in PROVENANCE_ORDER}  # shared tuples: most edges have one provenance
+    adjacency = graph.adj
+    for citing, cited, provenance in edges:
+        data = adjacency.get(citing, {}).get(cited)
+        if data is None:
+            graph.add_edge(citing, cited, provenances=single.get(provenance) or (provenance,))
+        elif provenance not in data["provenances"]:
+            merged = {*data["provenances"], provenance}
+            data["provenances"] = tuple(sorted(merged, key=provenance_rank))
+    return graph
+
+
+def restrict(
+    graph: nx.DiGraph, *, include_survey: bool = False, provenances: Collection[str] | None = None
+) -> nx.DiGraph:
+    """Without the survey node (it cites everything), and/or only the edges with at least one
+    provenance in `provenances`. Works keep their place without edges. The graph itself when
+    there is nothing to take away; a copy otherwise (do not mutate either)."""
+    drop = [] if include_survey else [node for node, survey in graph.nodes(data="survey") if survey]
+    if not drop and provenances is None:
+        return graph
+    kept = graph.copy()
+    kept.remove_nodes_from(drop)
+    if provenances is not None:
+        kept.remove_edges_from(
+            [
+                (citing, cited)
+                for citing, cited, provs in kept.edges(data="provenances")
+                if not any(p in provenances for p in provs)
+            ]
+        )
+    return kept
+
+
+# --- Measures ----------------------------------------------------------------------------------
+
+
+def edge_arrays(graph: nx.DiGraph) -> tuple[list[str], np.ndarray, np.ndarray]:
+    nodes = list(graph)
+    index = {node: i for i, node in enumerate(nodes)}
+    sources: list[int] = []
+    targets: list[int] = []
+    for citing, cited_works in graph.adjacency():
+        i = index[citing]
+        sources.extend([i] * len(cited_works))
+        targets.extend(index[cited] for cited in cited_works)
+    return nodes, np.asarray(sources, dtype=np.int64), np.asarray(targets, dtype=np.int64)
+
+
+def pagerank(
+    graph: nx.DiGraph, alpha: float = 0.85, tol: float = 1.0e-6, max_iter: int = 200
+) -> dict[str, float]:
+    """PageRank by power iteration over numpy arrays (networkx's own needs scipy).
+
+    Same definition as `networkx.pagerank`: a uniform teleport, and dangling works (citing
+    nothing recorded) spread their rank uniformly. The values sum to 1.
+    """
+    nodes, sources, targets = edge_arrays(graph)
+    n = len(nodes)
+    if n == 0:
+        return {}
+    out_degree = np.bincount(sources, minlength=n).astype(float)
+    share = 1.0 / out_degree[sources] if len(sources) else np.zeros(0)
+    dangling = out_degree == 0
+    rank = np.full(n, 1.0 / n)
+    for _ in range(max_iter):
+        spread = np.bincount(targets, weights=rank[sources] * share, minlength=n)
+        new = alpha * spread + (alpha * rank[dangling].sum() + 1.0 - alpha) / n
+        converged = np.abs(new - rank).sum() < n * tol
+        rank = new
+        if converged:
+            break
+    rank /= rank.sum()
+    return dict(zip(nodes, rank.tolist(), strict=True))
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    key: str
+    count: int
+    shared: tuple[str, ...]  # the citing works (co-citation) or cited works (coupling) in common
+
+
+def co_cited_with(graph: nx.DiGraph, key: str, top: int = 10) -> list[Neighbour]:
+    """Works cited together with `key` by the same citing works, most often first."""
+    shared: dict[str, list[str]] = defaultdict(list)
+    for citing in graph.predecessors(key):
+        for other in graph.successors(citing):
+            if other != key:
+                shared[other].append(citing)
+    return _top_neighbours(shared, top)
+
+
+def coupled_with(graph: nx.DiGraph, key: str, top: int = 10) -> list[Neighbour]:
+    """Works that cite some of the same works as `key` (bibliographic coupling), most first."""
+    shared: dict[str, list[str]] = defaultdict(list)
+    for cited in graph.successors(key):
+        for other in graph.predecessors(cited):
+            if other != key:
+                shared[other].append(cited)
+    return _top_neighbours(shared, top)
+
+
+def _top_neighbours(shared: dict[str, list[str]], top: int) -> list[Neighbour]:
+    ranked = sorted(shared.items(), key=lambda item: (-len(item[1]), item[0]))[:top]
+    return [Neighbour(key, len(via), tuple(sorted(via))) for key, via in ranked]
+
+
+def components(graph: nx.DiGraph) -> list[list[str]]:
+    """Weakly connected components, largest first, each sorted."""
+    found = [sorted(c) for c in nx.weakly_connected_components(graph)]
+    return sorted(found, key=lambda c: (-len(c), c[0]))
+
+
+def neighbours(graph: nx.DiGraph, key: str, direction: str) -> Iterable[str]:
+    """Backward: the works `key` cites. Forward: the works citing `key`. Both: either."""
+    if direction in ("backward", "both"):
+        yield from graph.successors(key)
+    if direction in ("forward", "both"):
+        yield from graph.predecessors(key)
+
+
+def ego(graph: nx.DiGraph, key: str, depth: int, direction: str) -> dict[str, int]:
+    """Works within `depth` citation steps of `key`, with their distance."""
+    if key not in graph:
+        raise UnknownWorks([key])
+    distance = {key: 0}
+    frontier = [key]
+    for step in range(1, depth + 1):
+        reached = []
+        for node in frontier:
+            for other in neighbours(graph, node, direction):
+                if other not in distance:
+                    distance[other] = step
+                    reached.append(other)
+        frontier = reached
+    return distance
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How thin the graph is. Counts exclude the survey's own edges unless named `survey_`."""
+
+    works: int
+    references: int
+    survey_edges: int
+    edges_among_references: int
+    evidence_rows_among_references: int
+    references_with_edges: int
+    citing_references: int
+    cited_references: int
+    provenances: dict[str, int]
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def coverage(graph: nx.DiGraph) -> Coverage:
+    survey = [n for n, is_survey in graph.nodes(data="survey") if is_survey]
+    among = restrict(graph)
+    rows = Counter(p for _, _, provs in graph.edges(data="provenances") for p in provs)
+    return Coverage(
+        works=len(graph),
+        references=len(among),
+        survey_edges=sum(graph.out_degree(s) for s in survey),
+        edges_among_references=among.number_of_edges(),
+        evidence_rows_among_references=sum(
+            len(provs) for _, _, provs in among.edges(data="provenances")
+        ),
+        references_with_edges=sum(1 for _, d in among.degree() if d),
+        citing_references=sum(1 for _, d in among.out_degree() if d),
+        cited_references=sum(1 for _, d in among.in_degree() if d),
+        provenances={p: rows[p] for p in sorted(rows, key=provenance_rank)},
+    )
+
+
+def isolated_references(graph: nx.DiGraph) -> list[str]:
+    """References with no recorded edge in or out among references (survey edges aside)."""
+    among = restrict(graph)
+    return [node for node, d in among.degree() if d == 0]
+
+
+# --- Filters -----------------------------------------------------------------------------------
+
+
+def plain_text(value: str) -> str:
+    """BibTeX text with protective braces dropped: cheap, good enough for matching."""
+    return value.replace("{", "").replace("}", "")
+
+
+@dataclass(frozen=True)
+class NodeFilter:
+    """The works-list facets, over node attributes. Each code set must meet the work's
+    categories (a level or a category stands for its whole subtree)."""
+
+    year_min: int | None = None
+    year_max: int | None = None
+    code_sets: tuple[frozenset[str], ...] = ()
+    q: str = ""
+
+    @property
+    def active(self) -> bool:
+        return bool(self.year_min or self.year_max or self.code_sets or self.q)
+
+    def matches(self, attrs: Mapping) -> bool:
+        year = attrs.get("year")
+        if self.year_min is not None and (year is None or year < self.year_min):
+            return False
+        if self.year_max is not None and (year is None or year > self.year_max):
+            return False
+        categories = attrs.get("categories", ())
+        if any(not codes.intersection(categories) for codes in self.code_sets):
+            return False
+        return not self.q or self.q.lower() in plain_text(attrs.get("title", "")).lower()
+
+
+def filtered_nodes(graph: nx.DiGraph, node_filter: NodeFilter) -> list[str]:
+    return [node for node, attrs in graph.nodes(data=True) if node_filter.matches(attrs)]
+
+
+# --- Snowballing -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """How a work was reached: a seed, a keyword hit, or a citation from an collected work.
+
+    kind "cited": found backward, the work is cited by `work`;
+    kind "citing": found forward, the work cites `work`.
+    """
+
+    kind: str
+    work: str = ""
+    keyword: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {k: v for k, v in asdict(self).items() if v}
+
+
+@dataclass
+class Round:
+    number: int
+    new: dict[str, list[Step]] = field(default_factory=dict)
+    excluded: int = 0  # candidates turned away by the inclusion filter this round
+    collected: int = 0  # cumulative
+    coverage: float = 0.0  # collected / works in the graph
+
+
+@dataclass
+class Snowball:
+    seeds: list[str]
+    direction: str
+    keywords: list[str]
+    total: int
+    rounds: list[Round]
+
+    @property
+    def collected(self) -> dict[str, int]:
+        """Every collected work with the round it joined in."""
+        return {key: r.number for r in self.rounds for key in r.new}
+
+    @property
+    def saturated_at(self) -> int | None:
+        """The first citation round that found nothing new, if any."""
+        return next((r.number for r in self.rounds[1:] if not r.new), None)
+
+
+def keyword_pattern(keyword: str) -> re.Pattern[str]:
+    """Whole words, case-insensitive: 'SGD' matches '(SGD)' but not 'SGDR'."""
+    return re.compile(rf"(?<!\w){re.escape(keyword)}(?!\w)", re.IGNORECASE)
+
+
+def clean_keywords(keywords: Iterable[str]) -> list[str]:
+    seen: dict[str, str] = {}
+    for keyword in keywords:
+        keyword = " ".join(keyword.split())
+        if keyword and keyword.lower() not in seen:
+            seen[keyword.lower()] = keyword
+    return list(seen.values())
+
+
+def keyword_hits(graph: nx.DiGraph, keywords: list[str]) -> dict[str, list[str]]:
+    """Works whose title or abstract contains a keyword, with the keywords each matched."""
+    patterns = [(k, keyword_pattern(k)) for k in keywords]
+    hits: dict[str, list[str]] = {}
+    for node, attrs in graph.nodes(data=True):
+        text = plain_text(f"{attrs.get('title', '')}\n{attrs.get('abstract', '')}")
+        matched = [k for k, pattern in patterns if pattern.search(text)]
+        if matched:
+            hits[node] = matched
+    return hits
+
+
+def snowball(
+    graph: nx.DiGraph,
+    seeds: Iterable[str],
+    direction: str = "backward",
+    rounds: int = 2,
+    keywords: Iterable[str] = (),
+    include: Include | NodeFilter | None = None,
+) -> Snowball:
+    """Replay a literature collection: seeds and keyword hits (round 0), then `rounds` rounds
+    that follow the citations of the works found in the round before.
+
+    Backward follows the works they cite, forward the works citing them, both follows either.
+    `include` (a predicate on keys, or a NodeFilter on node attributes) turns candidates away;
+    seeds are always kept. Pass a graph without the survey node: it cites everything.
+    """
+    seeds = list(dict.fromkeys(seeds))
+    if unknown := [s for s in seeds if s not in graph]:
+        raise UnknownWorks(unknown)
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
+    if rounds < 0:
+        raise ValueError("rounds must be zero or more")
+    keywords = clean_keywords(keywords)
+    accept = _predicate(graph, include)
+    total = len(graph)
+
+    start = Round(0, {seed: [Step("seed")] for seed in seeds})
+    turned_away: set[str] = set()
+    for node, matched in sorted(keyword_hits(graph, keywords).items()):
+        if node in start.new:
+            start.new[node] += [Step("keyword", keyword=k) for k in matched]
+        elif accept(node):
+            start.new[node] = [Step("keyword", keyword=k) for k in matched]
+        else:
+            turned_away.add(node)
+    start.excluded = len(turned_away)
+    collected = set(start.new)
+    _close_round(start, collected, total)
+    history = [start]
+
+    for number in range(1, rounds + 1):
+        current = Round(number)
+        excluded_now: set[str] = set()
+        for work in sorted(history[-1].new):
+            for other, kind in _candidates(graph, work, direction):
+                if other in collected:
+                    continue
+                if other in current.new:
+                    current.new[other].append(Step(kind, work=work))
+                elif other in turned_away or not accept(other):
+                    excluded_now.add(other)
+                else:
+                    current.new[other] = [Step(kind, work=work)]
+        current.new = dict(sorted(current.new.items()))
+        current.excluded = len(excluded_now - turned_away)
+        turned_away |= excluded_now
+        collected |= set(current.new)
+        _close_round(current, collected, total)
+        history.append(current)
+    return Snowball(seeds, direction, keywords, total, history)
+
+
+def _predicate(graph: nx.DiGraph, include: Include | NodeFilter | None) -> Include:
+    if include is None:
+        return lambda key: True
+    if isinstance(include, NodeFilter):
+        return lambda key: include.matches(graph.nodes[key])
+    return include
+
+
+def _candidates(graph: nx.DiGraph, work: str, direction: str) -> Iterable[tuple[str, str]]:
+    if direction in ("backward", "both"):
+        for cited in graph.successors(work):
+            yield cited, "cited"
+    if direction in ("forward", "both"):
+        for citing in graph.predecessors(work):
+            yield citing, "citing"
+
+
+def _close_round(current: Round, collected: set[str], total: int) -> None:
+    current.collected = len(collected)
+    current.coverage = len(collected) / total if total else 0.0
+
+
+# --- Layout ------------------------------------------------------------------------------------
+
+
+def layout(graph: nx.DiGraph, seed: int = 7) -> dict[str, tuple[float, float]]:
+    """Positions in [-1, 1] x [-1.15, 1]: works with edges by a seeded spring layout, works
+    without any edge in a grid band underneath, so that the thin coverage stays visible."""
+    linked = [node for node, degree in graph.degree() if degree]
+    alone = sorted(node for node, degree in graph.degree() if not degree)
+    positions: dict[str, tuple[float, float]] = {}
+    if linked:
+        spring = nx.spring_layout(
+            graph.subgraph(linked).to_undirected(as_view=True), seed=seed, method="force"
+        )
+        coords = np.array([spring[node] for node in linked]).reshape(-1, 2)
+        span = np.abs(coords).max() or 1.0
+        for node, (x, y) in zip(linked, (coords / span).tolist(), strict=True):
+            positions[node] = (round(x, 4), round(y * 0.85 + 0.15, 4))
+    columns = max(1, int(np.ceil(np.sqrt(len(alone) * 4))))
+    for i, node in enumerate(alone):
+        row, column = divmod(i, columns)
+        x = -1 + 2 * (column + 0.5) / columns
+        positions[node] = (round(x, 4), round(-0.85 - row * 0.08, 4))
+    return positions
+
+
+# --- The catalogue's graph: from the database, cached ------------------------------------------
+
+
+def load_graph() -> nx.DiGraph:
+    """The whole catalogue as a graph, in two queries (works with their categories, citations)."""
+    from catalogue.management.commands.load_survey import SURVEY_KEY
+    from catalogue.models import Citation, Work
+
+    works: dict[int, tuple[str, dict]] = {}
+    rows = Work.objects.order_by("pk", "assignments__category__order").values_list(
+        "pk",
+        "key",
+        "title",
+        "abstract",
+        "year",
+        "survey_ref",
+        "seminal",
+        "seminal_reason",
+        "assignments__category__code",
+    )
+    for pk, key, title, abstract, year, survey_ref, seminal, reason, code in rows:
+        if pk not in works:
+            attrs = {
+                "title": title,
+                "abstract": abstract,
+                "year": year,
+                "survey_ref": survey_ref,
+                "seminal": seminal,
+                "seminal_reason": reason,
+                "survey": key == SURVEY_KEY,
+                "categories": (),
+            }
+            works[pk] = (key, attrs)
+        if code:
+            works[pk][1]["categories"] += (code,)
+    keys = {pk: key for pk, (key, _) in works.items()}
+    edges = Citation.objects.order_by().values_list("citing_id", "cited_id", "provenance")
+    return build_graph(
+        works.values(), ((keys[citing], keys[cited], prov) for citing, cited, prov in edges)
+    )
+
+
+def graph_version() -> str:
+    """Changes when the graph may have: the generation counter (bumped by signals on works,
+    assignments and citations) and a fingerprint of the citations (for bulk writes, which send
+    no signals). One query."""
+    from django.core.cache import cache
+    from django.db.models import Count, Max
+
+    from catalogue.models import Citation
+
+    generation = cache.get(GENERATION_KEY, 0)
+    edges = Citation.objects.order_by().aggregate(n=Count("pk"), last=Max("pk"))
+    return f"{generation}.{edges['n']}.{edges['last'] or 0}"
+
+
+def bump_generation(**kwargs) -> None:
+    """Signal receiver: a work, an assignment or a citation changed."""
+    from django.core.cache import cache
+
+    try:
+        cache.incr(GENERATION_KEY)
+    except ValueError:
+        cache.set(GENERATION_KEY, 1, timeout=None)
+
+
+@dataclass
+class CatalogueGraph:
+    version: str
+    graph: nx.DiGraph
+
+    def memo(self, name: str, compute: Callable[[], object]) -> object:
+        """A value derived from this graph version, computed once and cached."""
+        from django.core.cache import cache
+
+        return cache.get_or_set(f"{CACHE_PREFIX}:{self.version}:{name}", compute, CACHE_SECONDS)
+
+    def view(
+        self, include_survey: bool = False, provenances: Collection[str] | None = None
+    ) -> nx.DiGraph:
+        return restrict(self.graph, include_survey=include_survey, provenances=provenances)
+
+    def coverage(self) -> Coverage:
+        return self.memo("coverage", lambda: coverage(self.graph))
+
+    def pagerank(
+        self, include_survey: bool = False, provenances: Collection[str] | None = None
+    ) -> dict[str, float]:
+        edges = "*" if provenances is None else ",".join(sorted(provenances))
+        options = f"{int(include_survey)}:{edges}"
+        return self.memo(
+            f"pagerank:{options}", lambda: pagerank(self.view(include_survey, provenances))
+        )
+
+    def layout(self, view: nx.DiGraph) -> dict[str, tuple[float, float]]:
+        """Layout of a view, cached by its nodes and edges."""
+        digest = hashlib.sha1(
+            repr((sorted(view), sorted(view.edges()))).encode(), usedforsecurity=False
+        ).hexdigest()
+        return self.memo(f"layout:{digest}", lambda: layout(view))
+
+
+def catalogue_graph() -> CatalogueGraph:
+    """The catalogue's graph at its current version: one query when cached, three otherwise."""
+    from django.core.cache import cache
+
+    version = graph_version()
+    key = f"{CACHE_PREFIX}:{version}:graph"
+    graph = cache.get(key)
+    if graph is None:
+        graph = load_graph()
+        cache.set(key, graph, CACHE_SECONDS)
+    return CatalogueGraph(version, graph)
