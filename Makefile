@@ -4,11 +4,12 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test setup check-python lint bench clean-db
+.PHONY: run test setup setup-dev check-python lint bench clean-db
 
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' || { \
@@ -16,22 +17,30 @@ check-python:
 	  echo "With pyenv, the .python-version file selects 3.12; or run: make PYTHON=python3.12 ..."; \
 	  exit 1; }
 
-$(STAMP): requirements.txt requirements-dev.txt | check-python
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+$(VENV)/bin/python: | check-python
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): requirements.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	@touch $(STAMP)
 
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $(DEV_STAMP)
+
 setup: check-python $(STAMP)
+
+setup-dev: check-python $(DEV_STAMP)
 
 run: setup
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_survey
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-test: setup
+test: setup-dev
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-lint: setup
+lint: setup-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
