@@ -448,8 +448,13 @@ def layout(graph: nx.DiGraph, seed: int = 7) -> dict[str, tuple[float, float]]:
     alone = sorted(node for node, degree in graph.degree() if not degree)
     positions: dict[str, tuple[float, float]] = {}
     if linked:
+        # A k twice the default spreads the dense core of highly cited works.
         spring = nx.spring_layout(
-            graph.subgraph(linked).to_undirected(as_view=True), seed=seed, method="force"
+            graph.subgraph(linked).to_undirected(as_view=True),
+            k=2 / np.sqrt(len(linked)),
+            iterations=100,
+            seed=seed,
+            method="force",
         )
         coords = np.array([spring[node] for node in linked]).reshape(-1, 2)
         span = np.abs(coords).max() or 1.0
@@ -533,6 +538,7 @@ def bump_generation(**kwargs) -> None:
 class CatalogueGraph:
     version: str
     graph: nx.DiGraph
+    _views: dict = field(default_factory=dict, repr=False)
 
     def memo(self, name: str, compute: Callable[[], object]) -> object:
         """A value derived from this graph version, computed once and cached."""
@@ -543,7 +549,13 @@ class CatalogueGraph:
     def view(
         self, include_survey: bool = False, provenances: Collection[str] | None = None
     ) -> nx.DiGraph:
-        return restrict(self.graph, include_survey=include_survey, provenances=provenances)
+        """`restrict`, once per set of options for this object (a request's worth)."""
+        options = (include_survey, None if provenances is None else frozenset(provenances))
+        if options not in self._views:
+            self._views[options] = restrict(
+                self.graph, include_survey=include_survey, provenances=provenances
+            )
+        return self._views[options]
 
     def coverage(self) -> Coverage:
         return self.memo("coverage", lambda: coverage(self.graph))

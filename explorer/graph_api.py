@@ -24,7 +24,6 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalogue import bibtex
 from catalogue import graph as citation_graph
 from catalogue.models import Citation
 from explorer.graph_views import (
@@ -40,6 +39,7 @@ from explorer.graph_views import (
     run_snowball,
     select_graph,
     snowball_document,
+    title_text,
 )
 
 GRAPH_FORMATS = {
@@ -286,7 +286,7 @@ class RelatedWorksView(ReadOnlyGraphView):
             return [
                 {
                     "key": n.key,
-                    "title": bibtex.display_text(view.nodes[n.key].get("title", "")),
+                    "title": title_text(view.nodes[n.key].get("title", "")),
                     "year": view.nodes[n.key].get("year"),
                     "count": n.count,
                     "shared": list(n.shared),

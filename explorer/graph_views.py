@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -35,10 +36,20 @@ COLLECTION_CAVEAT = (
     'remark that it "tracks back recursively" (to 1984); its seed papers, keywords and inclusion '
     "criteria are unknown. This replay runs the method on the catalogue's own, partial graph."
 )
+# BibTeX text that only protective braces keep from being plain (most titles).
+PLAIN_BIBTEX = re.compile(r"[\w\s{}:;,.?!()/+'-]*")
 # Level colours, in taxonomy order; works without a category are grey.
 PALETTE = ["#2457a6", "#d9822b", "#2e8b57", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"]
 NO_LEVEL_COLOUR = "#9aa3b0"
 MAX_SHOWN = 450  # networkx's spring layout without scipy: a dense solver, below 500 nodes
+
+
+def title_text(value: str) -> str:
+    """`bibtex.display_text`, without its LaTeX parser for text that only has braces: the
+    parser costs milliseconds a title, and a graph page shows hundreds."""
+    if PLAIN_BIBTEX.fullmatch(value) and "--" not in value:
+        return " ".join(value.replace("{", "").replace("}", "").split())
+    return bibtex.display_text(value)
 
 
 # --- The taxonomy, from one query --------------------------------------------------------------
@@ -292,7 +303,7 @@ def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
     levels = list(dict.fromkeys(taxonomy.level_of(c) for c in codes if c in taxonomy.parent))
     return {
         "key": key,
-        "title": bibtex.display_text(attrs.get("title", "")),
+        "title": title_text(attrs.get("title", "")),
         "year": attrs.get("year"),
         "survey_ref": attrs.get("survey_ref"),
         "level": levels[0] if levels else "",
@@ -305,10 +316,15 @@ def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
     }
 
 
-def graph_page_data(selection: GraphSelection, size: str) -> dict:
+def graph_page_data(selection: GraphSelection, size: str, centre: str = "") -> dict:
     positions = selection.catalogue.layout(selection.shown)
     nodes = [
-        {**node_payload(selection, key, attrs), "x": positions[key][0], "y": positions[key][1]}
+        {
+            **node_payload(selection, key, attrs),
+            "x": positions[key][0],
+            "y": positions[key][1],
+            "centre": key == centre,
+        }
         for key, attrs in selection.shown.nodes(data=True)
     ]
     index = {node["key"]: i for i, node in enumerate(nodes)}
@@ -381,14 +397,12 @@ def graph_page(request):
         **coverage_context(catalogue),
         **facet_context(query, taxonomy),
         "data": data,
-        "plot": graph_page_data(selection, data["size"]),
+        "plot": graph_page_data(selection, data["size"], data.get("ego") or ""),
         "selection": selection,
         "shown_count": len(selection.shown),
         "shown_edges": selection.shown.number_of_edges(),
         "top_works": top_works(selection),
-        "ego_title": bibtex.display_text(selection.shown.nodes[ego_key]["title"])
-        if ego_key
-        else "",
+        "ego_title": title_text(selection.shown.nodes[ego_key]["title"]) if ego_key else "",
         "work_keys": sorted(catalogue.graph),
         "export_links": export_links(request.GET),
         "api_link": with_query(reverse("api-graph"), urlencode_without(request.GET, "size")),
@@ -466,7 +480,7 @@ def snowball_document(result: Snowball, view: nx.DiGraph, query: Query) -> dict:
                 "works": [
                     {
                         "key": key,
-                        "title": bibtex.display_text(view.nodes[key].get("title", "")),
+                        "title": title_text(view.nodes[key].get("title", "")),
                         "year": view.nodes[key].get("year"),
                         "reached_via": [step.as_dict() for step in steps],
                     }
@@ -510,7 +524,7 @@ def snowball_page(request):
         "growth": growth_data(result),
         "seed_options": seed_options(view, result.seeds),
         "seminal": [
-            (key, bibtex.display_text(attrs["title"]), attrs["seminal_reason"])
+            (key, title_text(attrs["title"]), attrs["seminal_reason"])
             for key, attrs in sorted(view.nodes(data=True))
             if attrs.get("seminal")
         ],
@@ -535,7 +549,7 @@ def seed_options(view: nx.DiGraph, chosen: list[str]) -> list[tuple[str, str, bo
     return [
         (
             key,
-            f"[{attrs.get('survey_ref') or '-'}] {bibtex.display_text(attrs['title'])}",
+            f"[{attrs.get('survey_ref') or '-'}] {title_text(attrs['title'])}",
             key in chosen,
         )
         for key, attrs in ordered
@@ -603,7 +617,7 @@ def quality_report(catalogue: CatalogueGraph) -> dict:
         "works_without_edges": [
             {
                 "key": key,
-                "title": bibtex.display_text(graph.nodes[key].get("title", "")),
+                "title": title_text(graph.nodes[key].get("title", "")),
                 "year": graph.nodes[key].get("year"),
                 "survey_ref": graph.nodes[key].get("survey_ref"),
             }

@@ -60,7 +60,11 @@
           color: level.colour,
           size: members.map(function (n) { return markerSize(n, data.size, largest); }),
           symbol: members.map(function (n) { return n.survey_ref ? "circle" : "star"; }),
-          line: { color: "#fff", width: 1 },
+          // The centre of an ego view is ringed.
+          line: {
+            color: members.map(function (n) { return n.centre ? "#1d2330" : "#fff"; }),
+            width: members.map(function (n) { return n.centre ? 3 : 1; }),
+          },
           opacity: 0.9,
         },
       };
@@ -79,9 +83,9 @@
         font: { size: 11, color: "#7a5600" } });
     }
     var layout = {
-      height: 720, margin: { l: 10, r: 10, t: 10, b: 10 }, hovermode: "closest",
+      height: 720, margin: { l: 10, r: 10, t: 40, b: 10 }, hovermode: "closest",
       xaxis: { visible: false }, yaxis: { visible: false, scaleanchor: "x" },
-      legend: { orientation: "h", y: 1.02 }, annotations: annotations,
+      legend: { orientation: "h", x: 0, y: 1.05 }, annotations: annotations,
       plot_bgcolor: "#fff", paper_bgcolor: "#fff",
     };
     Plotly.newPlot(element, edgeTraces(data).concat(nodeTraces(data)), layout,

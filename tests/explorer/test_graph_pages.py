@@ -9,7 +9,9 @@ import re
 import pytest
 from django.core.cache import cache
 
-from explorer.graph_views import CAVEAT
+from catalogue.bibtex import display_text
+from catalogue.models import Work
+from explorer.graph_views import CAVEAT, title_text
 from tests.helpers import make_assignment, make_category, make_citation, make_work
 
 SURVEY = "bennun2018demystifying"
@@ -72,7 +74,13 @@ def test_it_draws_an_ego_view(survey, client):
     assert response.status_code == 200
     plot = response.context["plot"]
     assert len(plot["nodes"]) == 13  # DistBelief and the 12 works it is recorded to cite
+    assert [n["key"] for n in plot["nodes"] if n["centre"]] == ["dean2012large"]
     assert "Ego view of" in response.content.decode()
+
+
+def test_it_shows_titles_as_the_bibtex_display_does(survey):
+    titles = list(Work.objects.values_list("title", flat=True))
+    assert [title_text(t) for t in titles] == [display_text(t) for t in titles]
 
 
 def test_it_filters_the_graph_by_the_works_facets(survey, client):
