@@ -5,7 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from explorer import api, exports, graph_api, graph_views, views
+from explorer import api, costs_api, costs_views, exports, graph_api, graph_views, views
 
 router = DefaultRouter()
 router.register("works", api.WorkViewSet, basename="api-work")
@@ -41,6 +41,14 @@ urlpatterns = [
     path("api/graph/", graph_api.CitationGraphView.as_view(), name="api-graph"),
     path("api/snowball/", graph_api.SnowballView.as_view(), name="api-snowball"),
     path("api/data-quality/", graph_api.DataQualityView.as_view(), name="api-data-quality"),
+    path("costs/", costs_views.costs_page, name="costs"),
+    path("techniques/", costs_views.technique_list, name="techniques"),
+    path(
+        "api/cost-models/<int:pk>/evaluate/",
+        costs_api.EvaluateView.as_view(),
+        name="api-cost-model-evaluate",
+    ),
+    path("api/costs/plots/<slug:name>/", costs_api.PlotView.as_view(), name="api-cost-plot"),
     path("api/", include(api_urls)),
     path("admin/", admin.site.urls),
 ]
