@@ -73,7 +73,9 @@ def rabenseifner_schedule(p: int) -> Schedule:
     while size > 1:
         half = size // 2
         keeps_lower = (ranks & half) == 0
-        scatter.append(Step(ranks, ranks ^ half, np.where(keeps_lower, low + half, low), half, True))
+        scatter.append(
+            Step(ranks, ranks ^ half, np.where(keeps_lower, low + half, low), half, True)
+        )
         low = np.where(keeps_lower, low, low + half)
         size = half
     gather, size = [], 1
@@ -132,6 +134,16 @@ def execute(schedule: Schedule, data: np.ndarray) -> np.ndarray:
         else:
             data[step.dst[:, None], chunks] = sent
     return data
+
+
+def ring_bytes_sent(p: int, elements: int, gamma: int) -> np.ndarray:
+    """Bytes each process sends in a ring allreduce of `elements` (chunks of ⌈elements/P⌉)."""
+    width = -(-elements // p)
+    lengths = np.clip(elements - width * np.arange(p), 0, width)
+    sent = np.zeros(p, dtype=np.int64)
+    for step in ring_schedule(p).steps:
+        sent[step.src] += lengths[step.first_chunk] * gamma
+    return sent
 
 
 def ports_respected(schedule: Schedule) -> bool:
@@ -214,20 +226,40 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         correct = allreduces_correctly(schedule, rng) and ports_respected(schedule)
         error = relative_error(simulated, formula)
         messages = sum(len(step.src) for step in schedule.steps)
-        rows.append([algorithm.name, simulated, formula, error, len(schedule.steps), messages, correct])
-        metrics.append(metric(f"{algorithm.name} time", simulated, "s (simulated)", formula,
-                              algorithm.formula_text))
-        claims.append(agreement(
-            f"simulated {algorithm.name} time equals {algorithm.formula_text}",
-            error <= TOLERANCE and correct,
-            f"{simulated:.6g} s simulated vs {formula:.6g} s; relative error {error:.1e}; "
-            f"{'every worker ends with the sum' if correct else 'the schedule is WRONG'}",
-        ))
-    columns = ["algorithm", "simulated (s)", "formula (s)", "relative error", "steps", "messages",
-               "sum correct"]
+        rows.append(
+            [algorithm.name, simulated, formula, error, len(schedule.steps), messages, correct]
+        )
+        metrics.append(
+            metric(
+                f"{algorithm.name} time",
+                simulated,
+                "s (simulated)",
+                formula,
+                algorithm.formula_text,
+            )
+        )
+        claims.append(
+            agreement(
+                f"simulated {algorithm.name} time equals {algorithm.formula_text}",
+                error <= TOLERANCE and correct,
+                f"{simulated:.6g} s simulated vs {formula:.6g} s; relative error {error:.1e}; "
+                f"{'every worker ends with the sum' if correct else 'the schedule is WRONG'}",
+            )
+        )
+    columns = [
+        "algorithm",
+        "simulated (s)",
+        "formula (s)",
+        "relative error",
+        "steps",
+        "messages",
+        "sum correct",
+    ]
     tables = [table(f"Allreduce of m = {params['m']} elements on P = {p}", columns, rows)]
-    figures = [_time_vs_p(params, servers, latency, vector_seconds),
-               _time_vs_size(params, p, servers, latency)]
+    figures = [
+        _time_vs_p(params, servers, latency, vector_seconds),
+        _time_vs_size(params, p, servers, latency),
+    ]
     return result(metrics, tables, figures, claims)
 
 
@@ -237,14 +269,23 @@ def _time_vs_p(
     sizes = [2**k for k in range(1, params["log2_P"] + 1)]
     series = []
     for algorithm in ALGORITHMS:
-        points = [simulated_and_formula(algorithm, p, servers, latency, vector_seconds)
-                  for p in sizes]
-        series.append(Series(f"{algorithm.name} (simulated)", sizes, [pt[1] for pt in points],
-                             "markers"))
-        series.append(Series(f"{algorithm.name} (formula)", sizes, [pt[2] for pt in points],
-                             "lines", "dash"))
-    return line_figure("Allreduce time against the number of processes P", "P", "time (s)",
-                       series, log_x=True, log_y=True)
+        points = [
+            simulated_and_formula(algorithm, p, servers, latency, vector_seconds) for p in sizes
+        ]
+        series.append(
+            Series(f"{algorithm.name} (simulated)", sizes, [pt[1] for pt in points], "markers")
+        )
+        series.append(
+            Series(f"{algorithm.name} (formula)", sizes, [pt[2] for pt in points], "lines", "dash")
+        )
+    return line_figure(
+        "Allreduce time against the number of processes P",
+        "P",
+        "time (s)",
+        series,
+        log_x=True,
+        log_y=True,
+    )
 
 
 def _time_vs_size(params: dict[str, Any], p: int, servers: int, latency: float) -> dict[str, Any]:
@@ -278,17 +319,20 @@ DEMO = Demo(
         "parameter-server",
     ),
     works=(53, 198, 78, 152),
-    summary="Message schedules of tree, butterfly, ring and Rabenseifner allreduce and of a sharded "
-    "parameter server are simulated step by step; each simulated time is compared with its formula.",
+    summary="Message schedules of tree, butterfly, ring and Rabenseifner allreduce and of a "
+    "sharded parameter server are simulated step by step; each simulated time is compared with "
+    "its formula.",
     look_for="Latency-bound (small m): tree and butterfly win, the ring pays 2(P−1)L. "
-    "Bandwidth-bound (large m): ring and Rabenseifner send only 2γm(P−1)/P per process. A parameter "
-    "server needs S ≈ P servers to keep up.",
+    "Bandwidth-bound (large m): ring and Rabenseifner send only 2γm(P−1)/P per process. A "
+    "parameter server needs S ≈ P servers to keep up.",
     params=(
         Param("log2_P", "int", 5, 1, 10, help="number of processes P = 2^log2_P (up to 1024)"),
         Param("m", "int", 1_000_000, 1, 1_000_000_000, help="elements per vector", unit="elements"),
         Param("gamma", "int", 4, 1, 8, help="bytes per element γ", unit="B"),
         Param("L", "float", 2.0, 0.0, 1000.0, help="latency per message", unit="µs"),
-        Param("G", "float", 0.1, 0.0, 100.0, help="time per byte (0.1 ns/B = 10 GB/s)", unit="ns/B"),
+        Param(
+            "G", "float", 0.1, 0.0, 100.0, help="time per byte (0.1 ns/B = 10 GB/s)", unit="ns/B"
+        ),
         Param("S", "int", 4, 1, 1024, help="parameter servers (sharded)"),
         SEED,
     ),

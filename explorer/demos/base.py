@@ -128,7 +128,9 @@ def _as_number(raw: object) -> int | float | None:
     return None
 
 
-SEED = Param("seed", "int", 0, 0, 2**31 - 1, help="random seed; the same seed gives the same result")
+SEED = Param(
+    "seed", "int", 0, 0, 2**31 - 1, help="random seed; the same seed gives the same result"
+)
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,7 @@ Figures are plain dicts in Plotly's JSON format, so the worker process never imp
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, TypeVar
-
-T = TypeVar("T")
+from typing import Any, NamedTuple
 
 
 class Series(NamedTuple):
@@ -109,7 +107,7 @@ def gantt_figure(
     return {"data": traces, "layout": layout}
 
 
-def timed(func: Callable[[], T]) -> tuple[T, float]:
+def timed[T](func: Callable[[], T]) -> tuple[T, float]:
     """The value of func() and the wall-clock seconds it took."""
     start = time.perf_counter()
     value = func()

@@ -111,7 +111,9 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     metrics = [
         metric("direct multiplications", direct_count, "", work, "Table 6: N·C_out·H'·W'·C_in·K²"),
         metric("im2col multiplications", im2col_count, "", work, "Table 6: same work as direct"),
-        metric("FFT 2-D transforms", transforms, "", transforms_model, "C_out·C_in + N·C_in + N·C_out"),
+        metric(
+            "FFT 2-D transforms", transforms, "", transforms_model, "C_out·C_in + N·C_in + N·C_out"
+        ),
         metric("depth (Table 6, direct and im2col)", depth, "", None, "⌈log2 C_in⌉ + 2⌈log2 K⌉"),
         metric("average parallelism W/D", work / max(depth, 1)),
         metric("direct time", direct_s, "s"),

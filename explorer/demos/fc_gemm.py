@@ -52,9 +52,21 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     depth_model = math.ceil(math.log2(c_in))
     error = float(np.max(np.abs(y_tree - y_gemm)))
     metrics = [
-        metric("multiplications", multiplications, "", work, "Table 4 FC row (RECALLED, unconfirmed): W = O(C_out·C_in·N)"),
+        metric(
+            "multiplications",
+            multiplications,
+            "",
+            work,
+            "Table 4 FC row (RECALLED, unconfirmed): W = O(C_out·C_in·N)",
+        ),
         metric("additions", additions, "", n * c_out * (c_in - 1), "N·C_out·(C_in − 1)"),
-        metric("reduction levels", levels, "", depth_model, "Table 4 FC row (RECALLED, unconfirmed): D = O(log C_in)"),
+        metric(
+            "reduction levels",
+            levels,
+            "",
+            depth_model,
+            "Table 4 FC row (RECALLED, unconfirmed): D = O(log C_in)",
+        ),
         metric("average parallelism W/D", work / (1 + levels), "", None, "depth counts products"),
         metric("GEMM time", gemm_s, "s"),
         metric("explicit tree time", tree_s, "s"),
@@ -68,7 +80,7 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         agreement(
             "multiply-adds equal the work N·C_in·C_out",
             multiplications == work and additions == n * c_out * (c_in - 1),
-            f"{multiplications} multiplications and {additions} additions for N·C_in·C_out = {work}",
+            f"{multiplications} multiplications and {additions} additions; N·C_in·C_out = {work}",
         ),
         agreement(
             f"the tree sum equals the GEMM within {TOLERANCE:g}",
@@ -96,7 +108,9 @@ def _depth_figure(c_in_max: int) -> dict[str, Any]:
         [
             Series("pairwise tree (measured)", sizes, measured, "markers"),
             Series("⌈log2 C_in⌉", sizes, [math.ceil(math.log2(size)) for size in sizes], "lines"),
-            Series("sequential sum (C_in − 1)", sizes, [size - 1 for size in sizes], "lines", "dot"),
+            Series(
+                "sequential sum (C_in − 1)", sizes, [size - 1 for size in sizes], "lines", "dot"
+            ),
         ],
         log_x=True,
         log_y=False,
