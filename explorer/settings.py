@@ -186,6 +186,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_ANON_RATE", "600/minute"),
         "user": os.environ.get("API_USER_RATE", "3000/minute"),
+        "demo_run": os.environ.get("DEMO_RUN_RATE", "60/minute"),
     },
 }
 

@@ -5,7 +5,17 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from explorer import api, costs_api, costs_views, exports, graph_api, graph_views, views
+from explorer import (
+    api,
+    demo_api,
+    demo_views,
+    costs_api,
+    costs_views,
+    exports,
+    graph_api,
+    graph_views,
+    views,
+)
 
 router = DefaultRouter()
 router.register("works", api.WorkViewSet, basename="api-work")
@@ -49,6 +59,11 @@ urlpatterns = [
         name="api-cost-model-evaluate",
     ),
     path("api/costs/plots/<slug:name>/", costs_api.PlotView.as_view(), name="api-cost-plot"),
+    path("demos/", demo_views.demo_list, name="demo-list"),
+    path("demos/<slug:slug>/", demo_views.demo_detail, name="demo-detail"),
+    path("api/demos/", demo_api.DemoListView.as_view(), name="api-demo-list"),
+    path("api/demos/<slug:slug>/", demo_api.DemoDetailView.as_view(), name="api-demo-detail"),
+    path("api/demos/<slug:slug>/run/", demo_api.DemoRunView.as_view(), name="api-demo-run"),
     path("api/", include(api_urls)),
     path("admin/", admin.site.urls),
 ]

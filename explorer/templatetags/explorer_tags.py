@@ -23,3 +23,8 @@ def query_with(context, **changes) -> str:
             params[name] = value
     encoded = params.urlencode()
     return f"?{encoded}" if encoded else "?"
+
+
+@register.filter
+def get_item(mapping: dict, key: str):
+    return mapping.get(key)

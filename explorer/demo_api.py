@@ -1,0 +1,95 @@
+"""The demos' JSON API: list the registry with parameter schemas, run one (validated, sandboxed,
+rate-limited and cached)."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle
+from rest_framework.views import APIView
+
+from explorer.demos import DEMOS
+from explorer.demos.base import DemoError, ParamError, schema
+from explorer.demos.runner import DemoBusy, DemoLimitExceeded
+from explorer.models import DemoResult
+
+
+def demo_or_404(slug: str):
+    if slug not in DEMOS:
+        raise Http404(f"No demo {slug!r} (known: {', '.join(DEMOS)}).")
+    return DEMOS[slug]
+
+
+def run_response(result: DemoResult, cached: bool) -> dict:
+    return {
+        "slug": result.slug,
+        "version": result.version,
+        "params": result.params,
+        "cached": cached,
+        "elapsed_s": result.elapsed_s,
+        "result": result.result,
+    }
+
+
+def run_or_error(slug: str, raw_params: dict) -> tuple[dict, int, dict]:
+    """(body, HTTP status, extra headers) for one run request; shared by the API and the page."""
+    try:
+        result, cached = DemoResult.objects.run(slug, raw_params)
+    except ParamError as error:
+        return {"error": str(error)}, status.HTTP_400_BAD_REQUEST, {}
+    except DemoBusy as error:
+        headers = {"Retry-After": str(error.retry_after)}
+        return {"error": str(error)}, status.HTTP_429_TOO_MANY_REQUESTS, headers
+    except DemoLimitExceeded as error:
+        return {"error": str(error)}, status.HTTP_422_UNPROCESSABLE_ENTITY, {}
+    except DemoError as error:
+        return {"error": str(error)}, status.HTTP_500_INTERNAL_SERVER_ERROR, {}
+    return run_response(result, cached), status.HTTP_200_OK, {}
+
+
+class DemoListView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Every micro-demo with its parameter schema (numeric bounds included)")
+    def get(self, request):
+        return Response([schema(demo) for demo in DEMOS.values()])
+
+
+class DemoDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="One micro-demo with its parameter schema")
+    def get(self, request, slug: str):
+        return Response(schema(demo_or_404(slug)))
+
+
+class DemoRunThrottle(AnonRateThrottle):
+    scope = "demo_run"
+
+
+class DemoRunView(APIView):
+    """Run a demo. Anyone may run one (it writes nothing but a cache entry); runs are bounded in
+    CPU, memory and time, and at most DEMO_MAX_CONCURRENT run at once (then 429 + Retry-After)."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [DemoRunThrottle]
+
+    @extend_schema(
+        summary="Run a demo with {params}; missing parameters take their defaults",
+        request=inline_serializer(
+            "DemoRunRequest", {"params": serializers.DictField(required=False)}
+        ),
+        examples=[OpenApiExample("pipeline", value={"params": {"stages": 4, "micro_batches": 8}})],
+    )
+    def post(self, request, slug: str):
+        demo_or_404(slug)
+        params = request.data.get("params", {}) if isinstance(request.data, dict) else None
+        if not isinstance(params, dict):
+            return Response(
+                {"error": 'the body must be a JSON object {"params": {...}}'}, status=400
+            )
+        body, code, headers = run_or_error(slug, params)
+        return Response(body, status=code, headers=headers)
