@@ -82,7 +82,7 @@ class DemoRunView(APIView):
         request=inline_serializer(
             "DemoRunRequest", {"params": serializers.DictField(required=False)}
         ),
-        examples=[OpenApiExample("pipeline", value={"params": {"stages": 4, "micro_batches": 8}})],
+        examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
     )
     def post(self, request, slug: str):
         demo_or_404(slug)
