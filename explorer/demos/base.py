@@ -49,7 +49,11 @@ class Param:
             raise TypeError(f"numeric parameter {self.name!r} needs min and max")
         if self.type == "choice" and not self.choices:
             raise TypeError(f"choice parameter {self.name!r} needs choices")
-        if self.parse(self.default) != self.default:
+        try:
+            canonical = self.parse(self.default) == self.default
+        except ParamError:
+            canonical = False
+        if not canonical:
             raise TypeError(f"default of {self.name!r} is not a canonical valid value")
 
     def parse(self, raw: object) -> int | float | str | bool:

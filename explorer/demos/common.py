@@ -86,6 +86,7 @@ def bar_figure(
 
 def gantt_figure(
     title: str,
+    lane_label: str,
     lanes: Sequence[str],
     bars: Sequence[tuple[str, int, float, float]],
 ) -> dict[str, Any]:
@@ -102,7 +103,7 @@ def gantt_figure(
         }
         for group in groups
     ]
-    layout = _layout(title, "time (units)", "", False, False) | {"barmode": "overlay"}
+    layout = _layout(title, "time (units)", lane_label, False, False) | {"barmode": "overlay"}
     layout["yaxis"]["autorange"] = "reversed"  # first lane on top, as in a schedule drawing
     return {"data": traces, "layout": layout}
 

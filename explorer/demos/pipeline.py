@@ -137,7 +137,8 @@ def _gantt(p: int, m: int, backward: float) -> dict[str, Any]:
         ("forward" if kind == "F" else "backward", stage, begin, 1.0 if kind == "F" else backward)
         for (kind, _, stage), begin in start.items()
     ]
-    return gantt_figure(f"GPipe schedule, P = {p}, M = {m}", [f"stage {s}" for s in range(p)], bars)
+    lanes = [f"stage {s}" for s in range(p)]
+    return gantt_figure(f"GPipe schedule, P = {p}, M = {m}", "pipeline stage", lanes, bars)
 
 
 DEMO = Demo(

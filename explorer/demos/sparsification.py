@@ -73,14 +73,13 @@ def train(
 def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     data = gaussian_mixture(rng, 3000, 100, 10)
     batch_seed = int(rng.integers(2**63))
-    shape, p, density = data.parameters_shape, params["P"], params["density"]
-    dense = train(params, data, Dense(), batch_seed)
-    with_residual = TopK(p, shape, density, residual=True)
-    without_residual = TopK(p, shape, density, residual=False)
+    shape, density = data.parameters_shape, params["density"]
+    runs = _density_sweep(params, data, batch_seed)
+    with_residual, curve_with = runs[density, True]
     curves = {
-        "dense (32-bit)": dense,
-        "top-k + residual": train(params, data, with_residual, batch_seed),
-        "top-k, residual dropped": train(params, data, without_residual, batch_seed),
+        "dense (32-bit)": train(params, data, Dense(), batch_seed),
+        "top-k + residual": curve_with,
+        "top-k, residual dropped": runs[density, False][1],
     }
     final = {name: curve[-1] for name, curve in curves.items()}
     dense_bits = FLOAT_BITS * shape[0] * shape[1]
@@ -109,7 +108,7 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
             f"{final['top-k + residual']:.4f} with, {final['top-k, residual dropped']:.4f} without",
         ),
     ]
-    sweep = _density_sweep(params, data, batch_seed)
+    sweep = [(d, runs[d, True][1][-1], runs[d, False][1][-1]) for d in sorted({d for d, _ in runs})]
     figures = [_loss_figure(params, curves), _sweep_figure(sweep, final["dense (32-bit)"])]
     rows = [[d, loss_with, loss_without] for d, loss_with, loss_without in sweep]
     tables = [table("Final loss against density", ["density", "with residual", "dropped"], rows)]
@@ -118,16 +117,15 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
 
 def _density_sweep(
     params: dict[str, Any], data: Dataset, batch_seed: int
-) -> list[tuple[float, float, float]]:
+) -> dict[tuple[float, bool], tuple[TopK, list[float]]]:
+    """Top-k runs, with and without residual, for the sweep densities and the chosen one."""
     shape, p = data.parameters_shape, params["P"]
-    rows = []
-    for density in sorted(set(SWEEP) | {params["density"]}):
-        finals = [
-            train(params, data, TopK(p, shape, density, residual), batch_seed)[-1]
-            for residual in (True, False)
-        ]
-        rows.append((density, *finals))
-    return rows
+    runs = {}
+    for density in set(SWEEP) | {params["density"]}:
+        for residual in (True, False):
+            compress = TopK(p, shape, density, residual)
+            runs[density, residual] = compress, train(params, data, compress, batch_seed)
+    return runs
 
 
 def _eval_every(params: dict[str, Any]) -> int:
