@@ -431,9 +431,10 @@ def allreduce_settings(query: Query, formulas: Sequence[CostFormula]) -> dict[st
 
 
 def crossovers(x: Sequence[float], curves: Mapping[str, Sequence[float | None]]) -> list[dict]:
-    """Where two sampled curves cross: between neighbouring samples where their difference
-    changes sign, interpolated linearly in log x. Samples that are None or not finite, and
-    stretches where the curves are equal, are skipped. Returns {a, b, x, y} sorted by x."""
+    """Where two sampled curves cross: where their difference changes sign between neighbouring
+    usable samples, interpolated linearly in log x (or the sample where they are equal).
+    Samples that are None or not finite are skipped, and curves that only touch do not cross.
+    Returns {a, b, x, y} sorted by x."""
     xs = np.asarray(x, dtype=float)
     names = list(curves)
     found = []
@@ -447,12 +448,13 @@ def crossovers(x: Sequence[float], curves: Mapping[str, Sequence[float | None]])
             for j, k in zip(usable, usable[1:], strict=False):
                 if np.sign(difference[j]) == np.sign(difference[k]):
                     continue
-                if k == j + 1:
+                zeros = [i for i in range(j + 1, k) if difference[i] == 0]
+                if zeros:  # the curves meet on a sample: that is the crossing
+                    crossing, y = float(xs[zeros[0]]), float(ya[zeros[0]])
+                else:  # interpolate between the samples, across any gap
                     t = difference[j] / (difference[j] - difference[k])
                     crossing = math.exp(math.log(xs[j]) + t * (math.log(xs[k]) - math.log(xs[j])))
                     y = ya[j] + t * (ya[k] - ya[j])
-                else:  # equal on the samples in between: the crossing is the first of them
-                    crossing, y = float(xs[j + 1]), float(ya[j + 1])
                 found.append({"a": a, "b": b, "x": float(crossing), "y": float(y)})
     return sorted(found, key=lambda c: c["x"])
 
@@ -608,16 +610,8 @@ def _wd_figure(points: list[dict], title: str) -> dict:
         "data": traces,
         "layout": {
             "title": {"text": title, "font": {"size": 14}},
-            "xaxis": {
-                "type": "log",
-                "title": {"text": "work W (operations)"},
-                "range": _log_range([p["work"] for p in points], 4),
-            },
-            "yaxis": {
-                "type": "log",
-                "title": {"text": "depth D (steps)"},
-                "range": _log_range([p["depth"] for p in points], 2),
-            },
+            "xaxis": _log_axis("work W (operations)", [p["work"] for p in points], 4),
+            "yaxis": _log_axis("depth D (steps)", [p["depth"] for p in points], 2),
             "hovermode": "closest",
             "legend": {"orientation": "h", "y": -0.2},
             "margin": {"t": 50, "r": 10},
@@ -625,11 +619,13 @@ def _wd_figure(points: list[dict], title: str) -> dict:
     }
 
 
-def _log_range(values: list[float], margin: float) -> list[float] | None:
-    """An axis range in Plotly's log10 units, `margin` times beyond the extreme values."""
-    if not values:
-        return None
-    return [math.log10(min(values) / margin), math.log10(max(values) * margin)]
+def _log_axis(title: str, values: list[float], margin: float) -> dict:
+    """A log axis whose range (in Plotly's log10 units) reaches `margin` times beyond the
+    extreme values, so that the guides do not stretch it; Plotly's own range when empty."""
+    axis = {"type": "log", "title": {"text": title}}
+    if values:
+        axis["range"] = [math.log10(min(values) / margin), math.log10(max(values) * margin)]
+    return axis
 
 
 def _point_labels(points: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
@@ -798,8 +794,6 @@ def brent_plot(op: Operator, bounds: list[CostFormula], layer: Layer, query: Que
             "layer; Brent's bounds need W and D of at least 1: choose another operator or sizes",
             "op",
         )
-    if not bounds:
-        raise ParameterError("no Brent bound formulas in the catalogue")
     low, high, _ = common_bounds(bounds, "p")
     p_max = read_number(query, "p_max", max(low, 2), high, None, whole=True)
     if p_max is None:
@@ -907,8 +901,6 @@ def allreduce_formulas(formulas: Iterable[CostFormula]) -> list[CostFormula]:
 
 
 def allreduce_plot(formulas: list[CostFormula], query: Query, axis: str) -> dict:
-    if not formulas:
-        raise ParameterError("no allreduce formulas in the catalogue")
     settings = allreduce_settings(query, formulas)
     low, high = settings[f"{axis}_min"], settings[f"{axis}_max"]
     x = np.geomspace(low, high, CURVE_POINTS)
@@ -1046,7 +1038,13 @@ def build_plot(name: str, formulas: list[CostFormula], query: Query) -> dict:
         }
         return result
     if name in ("allreduce-p", "allreduce-m"):
-        return allreduce_plot(allreduce_formulas(formulas), query, "P" if name[-1] == "p" else "m")
+        axis = "P" if name == "allreduce-p" else "m"
+        chosen = allreduce_formulas(formulas)
+        if not chosen:
+            return _missing(
+                name, ALLREDUCE_DESCRIPTION[axis], "No allreduce formulas in the catalogue"
+            )
+        return allreduce_plot(chosen, query, axis)
     raise ParameterError(f"unknown plot {name!r} (plots: {', '.join(PLOT_NAMES)})")
 
 
@@ -1057,5 +1055,14 @@ def _layer_plot(name, available, formulas, preset, layer, query) -> dict:
         sweep = sweep_from_query(query, layer)
         return parallelism_plot(operators_from_query(query, available, layer.kind), sweep)
     bounds = [f for f in formulas if f.technique == "work-depth-model" and f.quantity == "bound"]
+    if not bounds or not any(op.applies_to(layer.kind) for op in available):
+        message = "No Brent bound formulas, or no operator for this layer, in the catalogue"
+        return _missing(name, BRENT_DESCRIPTION, message)
     op = brent_operator_from_query(query, available, layer.kind)
     return brent_plot(op, bounds, layer, query)
+
+
+def _missing(name: str, description: str, message: str) -> dict:
+    """An empty plot when the catalogue lacks the formulas (not the reader's fault: no 400)."""
+    figure = {"data": [], "layout": {"title": {"text": message}}}
+    return _result(name, description, figure, [], missing=message)
