@@ -214,53 +214,61 @@ def simulated_and_formula(
     return schedule, simulated, algorithm.formula(p, servers, latency, vector_seconds)
 
 
+COLUMNS = [
+    "algorithm",
+    "simulated (s)",
+    "formula (s)",
+    "relative error",
+    "steps",
+    "messages",
+    "sum correct",
+]
+
+
 def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     p, servers = 2 ** params["log2_P"], params["S"]
     latency = params["L"] * 1e-6
     vector_seconds = params["gamma"] * params["m"] * params["G"] * 1e-9  # γ·m·G
     rows, metrics, claims = [], [], []
     for algorithm in ALGORITHMS:
-        schedule, simulated, formula = simulated_and_formula(
-            algorithm, p, servers, latency, vector_seconds
-        )
-        correct = allreduces_correctly(schedule, rng) and ports_respected(schedule)
-        error = relative_error(simulated, formula)
-        messages = sum(len(step.src) for step in schedule.steps)
-        rows.append(
-            [algorithm.name, simulated, formula, error, len(schedule.steps), messages, correct]
-        )
+        row = _compare(algorithm, p, servers, latency, vector_seconds, rng)
+        rows.append(row)
+        name, simulated, formula, error, _, _, correct = row
         metrics.append(
-            metric(
-                f"{algorithm.name} time",
-                simulated,
-                "s (simulated)",
-                formula,
-                algorithm.formula_text,
-            )
+            metric(f"{name} time", simulated, "s (simulated)", formula, algorithm.formula_text)
         )
         claims.append(
             agreement(
-                f"simulated {algorithm.name} time equals {algorithm.formula_text}",
+                f"simulated {name} time equals {algorithm.formula_text}",
                 error <= TOLERANCE and correct,
                 f"{simulated:.6g} s simulated vs {formula:.6g} s; relative error {error:.1e}; "
-                f"{'every worker ends with the sum' if correct else 'the schedule is WRONG'}",
+                + ("every worker ends with the sum" if correct else "the schedule is WRONG"),
             )
         )
-    columns = [
-        "algorithm",
-        "simulated (s)",
-        "formula (s)",
-        "relative error",
-        "steps",
-        "messages",
-        "sum correct",
-    ]
-    tables = [table(f"Allreduce of m = {params['m']} elements on P = {p}", columns, rows)]
+    tables = [table(f"Allreduce of m = {params['m']} elements on P = {p}", COLUMNS, rows)]
     figures = [
         _time_vs_p(params, servers, latency, vector_seconds),
         _time_vs_size(params, p, servers, latency),
     ]
     return result(metrics, tables, figures, claims)
+
+
+def _compare(
+    algorithm: Algorithm,
+    p: int,
+    servers: int,
+    latency: float,
+    vector_seconds: float,
+    rng: np.random.Generator,
+) -> list[Any]:
+    """One table row: simulated and formula times, the error, and whether the schedule works."""
+    schedule, simulated, formula = simulated_and_formula(
+        algorithm, p, servers, latency, vector_seconds
+    )
+    correct = allreduces_correctly(schedule, rng) and ports_respected(schedule)
+    messages = sum(len(step.src) for step in schedule.steps)
+    error = relative_error(simulated, formula)
+    return [algorithm.name, simulated, formula, error, len(schedule.steps), messages, correct]
 
 
 def _time_vs_p(

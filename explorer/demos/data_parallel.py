@@ -5,6 +5,7 @@ allreduce (the schedule of the allreduce demo, moving real numbers) sums them. T
 the full-minibatch gradient, so data-parallel SGD follows the serial trajectory.
 """
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -51,69 +52,85 @@ def ring_allreduce(vectors: np.ndarray, schedule: Schedule) -> np.ndarray:
     return summed.reshape(p, p * width)[:, :d]
 
 
-def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    model, p, batch, d, gamma = (params[k] for k in ("model", "P", "B", "d", "gamma"))
+@dataclass
+class Training:
+    parallel: list[float] = field(default_factory=list)  # loss after each data-parallel step
+    serial: list[float] = field(default_factory=list)  # loss after each serial step
+    worst_difference: float = 0.0  # max |allreduced − full-minibatch gradient| over the steps
+    drift: float = 0.0  # max |data-parallel − serial weights| at the end
+
+
+def train(params: dict[str, Any], rng: np.random.Generator) -> Training:
+    """Data-parallel SGD (shard gradients, ring allreduce) next to serial SGD on the same data."""
+    model, p, batch, d = (params[k] for k in ("model", "P", "B", "d"))
     x, y = make_dataset(model, DATASET_BATCHES * batch, d, rng)
-    schedule = ring_schedule(p)
-    w_parallel, w_serial = np.zeros(d), np.zeros(d)
-    losses_parallel, losses_serial, worst_difference = [], [], 0.0
+    schedule, shards = ring_schedule(p), np.array_split(np.arange(batch), p)
+    w_parallel, w_serial, training = np.zeros(d), np.zeros(d), Training()
     for step in range(params["steps"]):
         rows = slice(step % DATASET_BATCHES * batch, (step % DATASET_BATCHES + 1) * batch)
         xb, yb = x[rows], y[rows]
-        shards = np.array_split(np.arange(batch), p)
-        local = np.array(
-            [gradient(model, xb[s], yb[s], w_parallel) * len(s) / batch for s in shards]
-        )
-        reduced = ring_allreduce(local, schedule)
+        # Each worker weights its mean gradient by its share of the minibatch: the sum is exact.
+        local = [gradient(model, xb[s], yb[s], w_parallel) * len(s) / batch for s in shards]
+        reduced = ring_allreduce(np.array(local), schedule)
         full = gradient(model, xb, yb, w_parallel)
-        worst_difference = max(worst_difference, float(np.max(np.abs(reduced - full))))
+        training.worst_difference = max(training.worst_difference, _max_abs(reduced - full))
         w_parallel = w_parallel - params["lr"] * reduced[0]
         w_serial = w_serial - params["lr"] * gradient(model, xb, yb, w_serial)
-        losses_parallel.append(loss(model, x, y, w_parallel))
-        losses_serial.append(loss(model, x, y, w_serial))
-        if not np.isfinite(losses_parallel[-1]):
+        training.parallel.append(loss(model, x, y, w_parallel))
+        training.serial.append(loss(model, x, y, w_serial))
+        if not np.isfinite(training.parallel[-1]):
             break  # diverged: the learning rate is too large for this model
-    return _report(params, losses_parallel, losses_serial, worst_difference, w_parallel - w_serial)
+    training.drift = _max_abs(w_parallel - w_serial)
+    return training
 
 
-def _report(
-    params: dict[str, Any],
-    losses_parallel: list[float],
-    losses_serial: list[float],
-    worst_difference: float,
-    drift: np.ndarray,
-) -> dict[str, Any]:
-    p, d, gamma, batch = params["P"], params["d"], params["gamma"], params["B"]
-    sent = ring_bytes_sent(p, d, gamma)
-    total_model = 2 * (p - 1) * d * gamma
-    per_worker_model = 2 * (p - 1) / p * d * gamma
-    drift_max = float(np.max(np.abs(drift)))
-    steps = list(range(1, len(losses_parallel) + 1))
-    metrics = [
+def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    training = train(params, rng)
+    sent = ring_bytes_sent(params["P"], params["d"], params["gamma"])
+    shard_sizes = [len(s) for s in np.array_split(np.arange(params["B"]), params["P"])]
+    rows = [[i, size, int(sent[i])] for i, size in enumerate(shard_sizes)]
+    tables = [table("Workers", ["worker", "shard size", "bytes sent per step"], rows)]
+    figures = [_loss_figure(training), _bytes_figure(params["d"], params["gamma"])]
+    return result(
+        _metrics(params, training, sent), tables, figures, _claims(params, training, sent)
+    )
+
+
+def _metrics(params: dict[str, Any], training: Training, sent: np.ndarray) -> list[dict[str, Any]]:
+    p, d, gamma = params["P"], params["d"], params["gamma"]
+    return [
         metric(
             "bytes sent per worker per step (max)",
             int(sent.max()),
             "B",
-            per_worker_model,
+            2 * (p - 1) / p * d * gamma,
             "ring allreduce: 2γd(P−1)/P; equal when P divides d",
         ),
         metric(
-            "bytes sent by all workers per step", int(sent.sum()), "B", total_model, "2(P−1)·γd"
+            "bytes sent by all workers per step",
+            int(sent.sum()),
+            "B",
+            2 * (p - 1) * d * gamma,
+            "2(P−1)·γd",
         ),
-        metric("max |allreduced − full-minibatch gradient|", worst_difference),
-        metric("max |data-parallel − serial weights| after training", drift_max),
-        metric("final loss", losses_parallel[-1]),
+        metric("max |allreduced − full-minibatch gradient|", training.worst_difference),
+        metric("max |data-parallel − serial weights| after training", training.drift),
+        metric("final loss", training.parallel[-1]),
     ]
-    claims = [
+
+
+def _claims(params: dict[str, Any], training: Training, sent: np.ndarray) -> list[dict[str, Any]]:
+    total_model = 2 * (params["P"] - 1) * params["d"] * params["gamma"]
+    return [
         agreement(
             "the allreduced gradient equals the full-minibatch gradient (within 1e-12)",
-            worst_difference <= 1e-12,
-            f"max abs difference {worst_difference:.1e}",
+            training.worst_difference <= 1e-12,
+            f"max abs difference {training.worst_difference:.1e}",
         ),
         agreement(
             "data-parallel SGD follows serial SGD (within 1e-9)",
-            drift_max <= 1e-9,
-            f"max weight difference {drift_max:.1e} after {len(steps)} steps",
+            training.drift <= 1e-9,
+            f"max weight difference {training.drift:.1e} after {len(training.parallel)} steps",
         ),
         agreement(
             "total ring traffic equals 2(P−1)·γd bytes",
@@ -121,25 +138,18 @@ def _report(
             f"{int(sent.sum())} B counted, {total_model} B by the formula",
         ),
     ]
-    shard_sizes = [len(s) for s in np.array_split(np.arange(batch), p)]
-    rows = [[i, shard_sizes[i], int(sent[i])] for i in range(p)]
-    figures = [
-        line_figure(
-            "Training loss: data-parallel and serial SGD",
-            "step",
-            "loss",
-            [
-                Series("data-parallel (P workers)", steps, losses_parallel, "lines"),
-                Series("serial", steps, losses_serial, "markers"),
-            ],
-        ),
-        _bytes_figure(d, gamma),
-    ]
-    return result(
-        metrics,
-        [table("Workers", ["worker", "shard size", "bytes sent per step"], rows)],
-        figures,
-        claims,
+
+
+def _loss_figure(training: Training) -> dict[str, Any]:
+    steps = list(range(1, len(training.parallel) + 1))
+    return line_figure(
+        "Training loss: data-parallel and serial SGD",
+        "step",
+        "loss",
+        [
+            Series("data-parallel (P workers)", steps, training.parallel, "lines"),
+            Series("serial", steps, training.serial, "markers"),
+        ],
     )
 
 
@@ -157,6 +167,10 @@ def _bytes_figure(d: int, gamma: int) -> dict[str, Any]:
         ],
         log_x=True,
     )
+
+
+def _max_abs(values: np.ndarray) -> float:
+    return float(np.max(np.abs(values)))
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:

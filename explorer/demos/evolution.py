@@ -7,6 +7,7 @@ S individuals, mutate the best one. Regularized evolution [203] then removes the
 individual; the baseline removes the one with the worst observed fitness.
 """
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -76,63 +77,77 @@ def evolve(
     return curve, float(np.mean(true))
 
 
+@dataclass(frozen=True)
+class Searches:
+    """Repeated searches of one method: per repeat, the curve and the final population mean."""
+
+    name: str
+    reported: np.ndarray  # (repeats, cycles): true fitness of the best-looking individual
+    population_mean: np.ndarray  # (repeats,)
+
+    @property
+    def final(self) -> np.ndarray:
+        return self.reported[:, -1]
+
+
+def search(
+    name: str, landscape: Landscape, params: dict[str, Any], aging: bool, seeds: np.ndarray
+) -> Searches:
+    outcomes = [evolve(landscape, params, aging, np.random.default_rng(seed)) for seed in seeds]
+    return Searches(
+        name, np.array([curve for curve, _ in outcomes]), np.array([m for _, m in outcomes])
+    )
+
+
 def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     landscape = Landscape(params["length"], params["values"], params["noise"], rng)
     seeds = rng.integers(2**63, size=params["repeats"])
-    runs = {
-        name: [evolve(landscape, params, aging, np.random.default_rng(s)) for s in seeds]
-        for name, aging in (("regularized (aging)", True), ("remove worst", False))
-    }
-    curves = {name: np.array([curve for curve, _ in outcomes]) for name, outcomes in runs.items()}
-    means = {name: np.array([mean for _, mean in outcomes]) for name, outcomes in runs.items()}
-    finals = {name: curve[:, -1] for name, curve in curves.items()}
-    aging_final, worst_final = finals["regularized (aging)"], finals["remove worst"]
+    aging = search("regularized (aging)", landscape, params, True, seeds)
+    worst = search("remove worst", landscape, params, False, seeds)
+    claim = agreement(
+        "with noisy evaluations, regularized evolution reports a truly fitter individual "
+        "(mean over repeats)",
+        aging.final.mean() >= worst.final.mean(),
+        f"{aging.final.mean():.4f} with aging, {worst.final.mean():.4f} removing the worst, "
+        f"noise σ = {params['noise']:g}",
+    )
+    figure = _curve_figure(params, [aging, worst])
+    return result(_metrics(params, aging, worst), [_table(aging, worst)], [figure], [claim])
+
+
+def _metrics(params: dict[str, Any], aging: Searches, worst: Searches) -> list[dict[str, Any]]:
     metrics = [
         metric(
-            f"final true fitness of the reported individual, {name} (mean of repeats)",
-            float(final.mean()),
+            f"reported individual's true fitness, {one.name} (mean of repeats)",
+            float(one.final.mean()),
         )
-        for name, final in finals.items()
-    ]
-    metrics += [
-        metric(f"final population mean true fitness, {name}", float(mean.mean()))
-        for name, mean in means.items()
+        for one in (aging, worst)
     ]
     metrics += [
         metric(
+            f"final population's mean true fitness, {one.name}", float(one.population_mean.mean())
+        )
+        for one in (aging, worst)
+    ]
+    wins = int(np.sum(aging.final > worst.final))
+    evaluations = params["population"] + params["cycles"]
+    return metrics + [
+        metric(
             "repeats where regularized reports a truly fitter individual",
-            int(np.sum(aging_final > worst_final)),
+            wins,
             f"of {params['repeats']}",
         ),
         metric(
             "evaluations per search",
-            params["population"] + params["cycles"],
+            evaluations,
             "",
             None,
             "initial population + one child per cycle",
         ),
     ]
-    claims = [
-        agreement(
-            "with noisy evaluations, regularized evolution reports a truly fitter individual "
-            "(mean over repeats)",
-            aging_final.mean() >= worst_final.mean(),
-            f"{aging_final.mean():.4f} with aging, {worst_final.mean():.4f} removing the worst, "
-            f"noise σ = {params['noise']:g}",
-        ),
-        agreement(
-            "each search spends exactly population + cycles evaluations",
-            all(curve.shape[1] == params["cycles"] for curve in curves.values()),
-            f"{params['population']} + {params['cycles']} evaluations in each of "
-            f"{params['repeats']} repeats of both methods",
-        ),
-    ]
-    rows = [
-        [i, float(a), float(w), float(ma), float(mw)]
-        for i, (a, w, ma, mw) in enumerate(
-            zip(aging_final, worst_final, *means.values(), strict=True)
-        )
-    ]
+
+
+def _table(aging: Searches, worst: Searches) -> dict[str, Any]:
     columns = [
         "repeat",
         "reported, aging",
@@ -140,18 +155,24 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         "population mean, aging",
         "population mean, remove worst",
     ]
-    tables = [table("Final true fitness per repeat", columns, rows)]
-    return result(metrics, tables, [_curve_figure(params, curves)], claims)
+    rows = [
+        [i, *values]
+        for i, values in enumerate(
+            zip(aging.final, worst.final, aging.population_mean, worst.population_mean, strict=True)
+        )
+    ]
+    return table("Final true fitness per repeat", columns, rows)
 
 
-def _curve_figure(params: dict[str, Any], curves: dict[str, np.ndarray]) -> dict[str, Any]:
+def _curve_figure(params: dict[str, Any], searches: list[Searches]) -> dict[str, Any]:
     every = max(1, params["cycles"] // POINTS)
     cycles = list(range(every, params["cycles"] + 1, every))
     picks = [c - 1 for c in cycles]
     series = []
-    for name, curve in curves.items():
-        mean = curve[:, picks].mean(axis=0)
-        spread = curve[:, picks].std(axis=0)
+    for one in searches:
+        name = one.name
+        mean = one.reported[:, picks].mean(axis=0)
+        spread = one.reported[:, picks].std(axis=0)
         series.append(Series(f"{name}, mean", cycles, mean.tolist(), "lines"))
         series.append(
             Series(f"{name}, mean − std", cycles, (mean - spread).tolist(), "lines", "dot")

@@ -7,6 +7,7 @@ largest eigenvalue modulus (1 − λ is the spectral gap). Randomized pairwise g
 """
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -116,31 +117,76 @@ def measured_rate(errors: list[float]) -> float:
     return (usable[-1] / usable[half]) ** (1 / (len(usable) - 1 - half))
 
 
-def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    graph = make_graph(params["graph"], params["n"], params["degree"], rng)
-    n, rounds = graph.number_of_nodes(), params["rounds"]
+@dataclass(frozen=True)
+class Decay:
+    """Measured consensus errors per round and their spectral bounds."""
+
+    nodes: int
+    slem: float  # λ of the synchronous mixing matrix W
+    pairwise_lambda: float  # λ2(E[W]) of one pairwise tick
+    synchronous: list[float]
+    synchronous_bound: list[float]
+    pairwise: list[float]
+    pairwise_bound: list[float]
+
+
+def measure(graph: "Graph", rounds: int, trials: int, rng: np.random.Generator) -> Decay:
+    n = graph.number_of_nodes()
     mixing = Mixing(graph)
     slem = second_eigenvalue_modulus(mixing.dense())
-    sync = synchronous_errors(mixing, rng.standard_normal(n), rounds)
-    rate = measured_rate(sync)
-    pair_lambda = second_eigenvalue_modulus(pairwise_expected_matrix(mixing))
-    pairwise = pairwise_errors(graph, params["trials"], rounds, rng)
-    ticks = n // 2
-    sync_bound = [slem**t for t in range(rounds + 1)]
-    pair_bound = [math.sqrt(pair_lambda ** (t * ticks)) for t in range(rounds + 1)]
-    slack = _largest_ratio(sync, sync_bound)
-    pair_slack = _largest_ratio(pairwise, pair_bound)
-    metrics = [
+    pairwise_lambda = second_eigenvalue_modulus(pairwise_expected_matrix(mixing))
+    return Decay(
+        nodes=n,
+        slem=slem,
+        pairwise_lambda=pairwise_lambda,
+        synchronous=synchronous_errors(mixing, rng.standard_normal(n), rounds),
+        synchronous_bound=[slem**t for t in range(rounds + 1)],
+        pairwise=pairwise_errors(graph, trials, rounds, rng),
+        # E‖e‖² shrinks by λ2(E[W]) per tick and a round has n/2 ticks: rms bound λ^(t·n/4).
+        pairwise_bound=[math.sqrt(pairwise_lambda ** (t * (n // 2))) for t in range(rounds + 1)],
+    )
+
+
+def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    graph = make_graph(params["graph"], params["n"], params["degree"], rng)
+    decay = measure(graph, params["rounds"], params["trials"], rng)
+    figure = _figure(f"Consensus error on a {params['graph']} of {decay.nodes} nodes", decay)
+    tables = [_comparison_table(params, rng)]
+    return result(_metrics(decay), tables, [figure], _claims(decay, params["trials"]))
+
+
+def _metrics(decay: Decay) -> list[dict[str, Any]]:
+    return [
         metric(
-            "nodes", n, "", None, "the torus rounds n to a square; regular graphs need n·d even"
+            "nodes",
+            decay.nodes,
+            "",
+            None,
+            "a torus has a square number of nodes; a d-regular graph needs n·d even",
         ),
-        metric("spectral gap 1 − λ", 1 - slem, "", None, "λ: second largest |eigenvalue| of W"),
-        metric("measured decay per round (synchronous)", rate, "", slem, "asymptotically λ"),
-        metric("pairwise: bound on E‖e‖² decay per tick", pair_lambda, "", None, "λ2(E[W])"),
-        metric("final error, synchronous", sync[-1]),
-        metric("final error, pairwise (rms over trials)", pairwise[-1]),
+        metric(
+            "spectral gap 1 − λ", 1 - decay.slem, "", None, "λ: second largest |eigenvalue| of W"
+        ),
+        metric(
+            "measured decay per round (synchronous)",
+            measured_rate(decay.synchronous),
+            "",
+            decay.slem,
+            "asymptotically λ",
+        ),
+        metric(
+            "pairwise: bound on E‖e‖² decay per tick", decay.pairwise_lambda, "", None, "λ2(E[W])"
+        ),
+        metric("final error, synchronous", decay.synchronous[-1]),
+        metric("final error, pairwise (rms over trials)", decay.pairwise[-1]),
     ]
-    claims = [
+
+
+def _claims(decay: Decay, trials: int) -> list[dict[str, Any]]:
+    slack = _largest_ratio(decay.synchronous, decay.synchronous_bound)
+    pairwise_slack = _largest_ratio(decay.pairwise, decay.pairwise_bound)
+    rate, slem = measured_rate(decay.synchronous), decay.slem
+    return [
         agreement(
             "the synchronous consensus error never exceeds λ^t (spectral bound)",
             slack <= 1 + 1e-9,
@@ -148,8 +194,8 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         ),
         agreement(
             "pairwise gossip stays below the bound λ2(E[W])^(t·n/4) on its rms error",
-            pair_slack <= 1 + 1e-9,
-            f"largest error / bound = {pair_slack:.4f} over {params['trials']} trials "
+            pairwise_slack <= 1 + 1e-9,
+            f"largest error / bound = {pairwise_slack:.4f} over {trials} trials "
             "(the bound holds in expectation)",
         ),
         agreement(
@@ -158,20 +204,22 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
             f"measured {rate:.5f}, λ = {slem:.5f}",
         ),
     ]
-    steps = list(range(rounds + 1))
-    figure = line_figure(
-        f"Consensus error on a {params['graph']} of {n} nodes",
+
+
+def _figure(title: str, decay: Decay) -> dict[str, Any]:
+    rounds = list(range(len(decay.synchronous)))
+    return line_figure(
+        title,
         "round (pairwise: n/2 random edges per round)",
         "‖x − mean‖ / ‖x₀ − mean‖",
         [
-            Series("synchronous (measured)", steps, _floored(sync)),
-            Series("λ^t", steps, sync_bound, "lines", "dash"),
-            Series("pairwise gossip (rms over trials)", steps, _floored(pairwise)),
-            Series("pairwise bound λ2(E[W])^(t·n/4)", steps, pair_bound, "lines", "dot"),
+            Series("synchronous (measured)", rounds, _floored(decay.synchronous)),
+            Series("λ^t", rounds, decay.synchronous_bound, "lines", "dash"),
+            Series("pairwise gossip (rms over trials)", rounds, _floored(decay.pairwise)),
+            Series("pairwise bound λ2(E[W])^(t·n/4)", rounds, decay.pairwise_bound, "lines", "dot"),
         ],
         log_y=True,
     )
-    return result(metrics, [_comparison_table(params, rng)], [figure], claims)
 
 
 def _comparison_table(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:

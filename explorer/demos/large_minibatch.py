@@ -115,30 +115,41 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     plain = [train(params, data, b, False, seed) for b in batches]
     # At B0 the warm-up ramps from base_lr to base_lr: the same run.
     warm = plain[:1] + [train(params, data, b, True, seed) for b in batches[1:]]
-    reference = plain[0].test_accuracy
-    feasible_plain, feasible_warm = (
-        feasible_batch(plain, reference),
-        feasible_batch(warm, reference),
+    n_train = len(data.y_train)
+    return result(
+        _metrics(plain, warm),
+        [_table(plain, warm)],
+        _figures(params, plain, warm, n_train),
+        _claims(params, plain, warm, n_train),
     )
-    metrics = [
+
+
+def _metrics(plain: list[Outcome], warm: list[Outcome]) -> list[dict[str, Any]]:
+    reference = plain[0].test_accuracy
+    return [
         metric("test accuracy at B0", reference),
         metric("test accuracy at the largest batch, no warm-up", plain[-1].test_accuracy),
         metric("test accuracy at the largest batch, warm-up", warm[-1].test_accuracy),
         metric(
             "largest feasible batch, no warm-up",
-            feasible_plain,
+            feasible_batch(plain, reference),
             "samples",
             None,
             "test accuracy within 2 points of B0's",
         ),
-        metric("largest feasible batch, warm-up", feasible_warm, "samples"),
+        metric("largest feasible batch, warm-up", feasible_batch(warm, reference), "samples"),
     ]
-    largest = batches[-1]
-    steps_per_epoch = -(-len(data.y_train) // largest)
+
+
+def _claims(
+    params: dict[str, Any], plain: list[Outcome], warm: list[Outcome], n_train: int
+) -> list[dict[str, Any]]:
+    largest, reference = plain[-1].batch, plain[0].test_accuracy
+    steps_per_epoch = -(-n_train // largest)
     schedule = learning_rates(params, largest, True, steps_per_epoch)
     rule = params["base_lr"] * largest / params["B0"]
     first = params["base_lr"] if params["warmup_epochs"] * steps_per_epoch >= 1 else rule
-    claims = [
+    return [
         agreement(
             "the learning rate reaches the linear scaling rule base_lr·B/B0 (after any warm-up)",
             abs(schedule[-1] - rule) <= 1e-12 and abs(schedule[0] - first) <= 1e-12,
@@ -147,14 +158,11 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         ),
         agreement(
             "warm-up does not remove the limit: the largest batch loses accuracy",
-            warm[-1].test_accuracy < reference - FEASIBLE_DROP or len(batches) == 1,
+            warm[-1].test_accuracy < reference - FEASIBLE_DROP or len(plain) == 1,
             f"test accuracy {warm[-1].test_accuracy:.3f} at B = {largest} vs "
-            f"{reference:.3f} at B0 = {batches[0]} (same number of epochs)",
+            f"{reference:.3f} at B0 = {plain[0].batch} (same number of epochs)",
         ),
     ]
-    return result(
-        metrics, [_table(plain, warm)], _figures(params, plain, warm, len(data.y_train)), claims
-    )
 
 
 def _table(plain: list[Outcome], warm: list[Outcome]) -> dict[str, Any]:

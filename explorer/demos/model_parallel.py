@@ -119,67 +119,61 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     x, target = rng.standard_normal((n, width)), rng.standard_normal((n, width))
     reference = reference_gradients(weights, x, target)
     by_layers, by_neurons = Links(gamma, p), Links(gamma, p)
-    grads_layers = layer_split_gradients(weights, x, target, by_layers)
-    grads_neurons = neuron_split_gradients(weights, x, target, by_neurons)
+    errors = [
+        _max_difference(layer_split_gradients(weights, x, target, by_layers), reference),
+        _max_difference(neuron_split_gradients(weights, x, target, by_neurons), reference),
+    ]
     boundaries = min(p, depth) - 1
-    model_layers = 2 * n * width * gamma * boundaries
-    model_neurons = 2 * (p - 1) * n * width * gamma * (depth - 1)
-    errors = [_max_difference(grads, reference) for grads in (grads_layers, grads_neurons)]
-    measured = [int(by_layers.sent.sum()), int(by_neurons.sent.sum())]
+    splits = [
+        (
+            "layers",
+            int(by_layers.sent.sum()),
+            2 * n * width * gamma * boundaries,
+            "2·N·width·γ per device boundary",
+            f"{boundaries} device boundaries",
+        ),
+        (
+            "neurons",
+            int(by_neurons.sent.sum()),
+            2 * (p - 1) * n * width * gamma * (depth - 1),
+            "2(P−1)·N·width·γ per layer boundary",
+            f"{depth - 1} layer boundaries",
+        ),
+    ]
     metrics = [
-        metric(
-            "bytes per step, split by layers",
-            measured[0],
-            "B",
-            model_layers,
-            f"2·N·width·γ per boundary, {boundaries} boundaries",
-        ),
-        metric(
-            "bytes per step, split by neurons",
-            measured[1],
-            "B",
-            model_neurons,
-            f"2(P−1)·N·width·γ per layer-to-layer boundary, {depth - 1} boundaries",
-        ),
-        metric("max gradient difference, by layers", errors[0]),
-        metric("max gradient difference, by neurons", errors[1]),
+        metric(f"bytes per step, split by {name}", counted, "B", model, f"{formula}, {count}")
+        for name, counted, model, formula, count in splits
+    ]
+    metrics += [
+        metric(f"max gradient difference, by {name}", error)
+        for (name, *_), error in zip(splits, errors, strict=True)
     ]
     claims = [
         agreement(
-            "split by layers: bytes equal 2·N·width·γ per device boundary",
-            measured[0] == model_layers,
-            f"{measured[0]} B counted, {model_layers} B model",
-        ),
-        agreement(
-            "split by neurons: bytes equal 2(P−1)·N·width·γ per layer boundary",
-            measured[1] == model_neurons,
-            f"{measured[1]} B counted, {model_neurons} B model",
-        ),
+            f"split by {name}: bytes equal {formula}",
+            counted == model,
+            f"{counted} B counted, {model} B model ({count})",
+        )
+        for name, counted, model, formula, count in splits
+    ]
+    claims.append(
         agreement(
             "both splits compute the single-device gradients (within 1e-10)",
             max(errors) <= 1e-10,
             f"max differences {errors[0]:.1e} and {errors[1]:.1e}",
-        ),
-    ]
-    rows = _device_rows(p, depth, width, by_layers, by_neurons)
-    columns = [
-        "device",
-        "layers held (by layers)",
-        "bytes sent (by layers)",
-        "neurons per layer (by neurons)",
-        "bytes sent (by neurons)",
-    ]
-    return result(
-        metrics, [table("Devices", columns, rows)], [_bytes_figure(params, measured)], claims
+        )
     )
+    measured = [counted for _, counted, *_ in splits]
+    tables = [_device_table(p, depth, width, by_layers, by_neurons)]
+    return result(metrics, tables, [_bytes_figure(params, measured)], claims)
 
 
-def _device_rows(
+def _device_table(
     p: int, depth: int, width: int, by_layers: Links, by_neurons: Links
-) -> list[list[int]]:
+) -> dict[str, Any]:
     layer_blocks = np.array_split(np.arange(depth), p)
     neuron_blocks = np.array_split(np.arange(width), p)
-    return [
+    rows = [
         [
             d,
             len(layer_blocks[d]),
@@ -189,6 +183,14 @@ def _device_rows(
         ]
         for d in range(p)
     ]
+    columns = [
+        "device",
+        "layers held (by layers)",
+        "bytes sent (by layers)",
+        "neurons per layer (by neurons)",
+        "bytes sent (by neurons)",
+    ]
+    return table("Devices", columns, rows)
 
 
 def _bytes_figure(params: dict[str, Any], measured: list[int]) -> dict[str, Any]:

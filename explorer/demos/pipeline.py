@@ -61,17 +61,39 @@ def bubble_fraction(stages: int, micro_batches: int, backward_cost: float) -> tu
     return 1 - busy / (stages * makespan), makespan
 
 
+def bubble_formula(stages: int, micro_batches: int) -> float:
+    return (stages - 1) / (micro_batches + stages - 1)
+
+
 def run(params: dict[str, Any], rng: Any) -> dict[str, Any]:
     p, m, backward = params["P"], params["M"], params["backward_cost"]
     measured, makespan = bubble_fraction(p, m, backward)
-    predicted = (p - 1) / (m + p - 1)
-    error = abs(measured - predicted)
-    metrics = [
+    error = abs(measured - bubble_formula(p, m))
+    claim = agreement(
+        "the simulated bubble fraction equals (P−1)/(M+P−1)",
+        error <= TOLERANCE,
+        f"measured {measured:.12f}, model {bubble_formula(p, m):.12f}, difference {error:.1e}",
+    )
+    sweep = _micro_batch_sweep(m)
+    swept = [bubble_fraction(p, size, backward)[0] for size in sweep]
+    models = [bubble_formula(p, size) for size in sweep]
+    figures = [_sweep_figure(p, sweep, swept, models)]
+    if p * m * (2 if backward else 1) <= GANTT_LIMIT:
+        figures.insert(0, _gantt(p, m, backward))
+    rows = list(zip(sweep, swept, models, strict=True))
+    tables = [table(f"Bubble fraction on P = {p} stages", ["M", "measured", "(P−1)/(M+P−1)"], rows)]
+    return result(_metrics(p, m, backward, measured, makespan), tables, figures, [claim])
+
+
+def _metrics(
+    p: int, m: int, backward: float, measured: float, makespan: float
+) -> list[dict[str, Any]]:
+    return [
         metric(
             "bubble (idle) fraction",
             measured,
             "",
-            predicted,
+            bubble_formula(p, m),
             "(P−1)/(M+P−1), the GPipe bubble formula (not from the survey)",
         ),
         metric(
@@ -96,34 +118,21 @@ def run(params: dict[str, Any], rng: Any) -> dict[str, Any]:
             "GPipe keeps every micro-batch's activations until its backward pass",
         ),
     ]
-    claims = [
-        agreement(
-            "the simulated bubble fraction equals (P−1)/(M+P−1)",
-            error <= TOLERANCE,
-            f"measured {measured:.12f}, model {predicted:.12f}, difference {error:.1e}",
-        ),
-    ]
-    sweep = _micro_batch_sweep(m)
-    swept = [bubble_fraction(p, mm, backward)[0] for mm in sweep]
-    models = [(p - 1) / (mm + p - 1) for mm in sweep]
-    figures = [
-        line_figure(
-            f"Bubble fraction against micro-batches (P = {p})",
-            "micro-batches M",
-            "idle fraction",
-            [
-                Series("simulated", sweep, swept, "markers"),
-                Series("(P−1)/(M+P−1)", sweep, models, "lines", "dash"),
-            ],
-            log_x=True,
-        )
-    ]
-    if p * m * (2 if backward else 1) <= GANTT_LIMIT:
-        figures.insert(0, _gantt(p, m, backward))
-    rows = list(zip(sweep, swept, models, strict=True))
-    columns = ["M", "measured", "(P−1)/(M+P−1)"]
-    tables = [table(f"Bubble fraction on P = {p} stages", columns, rows)]
-    return result(metrics, tables, figures, claims)
+
+
+def _sweep_figure(
+    p: int, sweep: list[int], swept: list[float], models: list[float]
+) -> dict[str, Any]:
+    return line_figure(
+        f"Bubble fraction against micro-batches (P = {p})",
+        "micro-batches M",
+        "idle fraction",
+        [
+            Series("simulated", sweep, swept, "markers"),
+            Series("(P−1)/(M+P−1)", sweep, models, "lines", "dash"),
+        ],
+        log_x=True,
+    )
 
 
 def _micro_batch_sweep(m: int) -> list[int]:
