@@ -207,7 +207,7 @@ DEMO = Demo(
         Param("length", "int", 24, 4, 64, help="genes per genome"),
         Param("values", "int", 4, 2, 8, help="values per gene"),
         Param("noise", "float", 0.1, 0.0, 0.2, help="standard deviation of evaluation noise"),
-        Param("repeats", "int", 8, 1, 10, help="independent searches per method"),
+        Param("repeats", "int", 6, 1, 10, help="independent searches per method"),
         SEED,
     ),
     run=run,

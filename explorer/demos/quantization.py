@@ -231,7 +231,7 @@ DEMO = Demo(
     "QSGD and TernGrad stay unbiased thanks to stochastic rounding, at the price of variance.",
     params=(
         Param("P", "int", 4, 1, 16, help="workers"),
-        Param("steps", "int", 200, 10, 300, help="SGD steps"),
+        Param("steps", "int", 150, 10, 300, help="SGD steps"),
         Param("lr", "float", 1.0, 0.01, 5.0, help="learning rate"),
         Param("batch", "int", 16, 1, 64, help="minibatch per worker"),
         Param("s", "int", 4, 1, 255, help="QSGD quantization levels"),

@@ -174,7 +174,7 @@ DEMO = Demo(
     params=(
         Param("density", "float", 0.01, 0.001, 1.0, help="fraction of gradient values sent"),
         Param("P", "int", 4, 1, 8, help="workers"),
-        Param("steps", "int", 200, 10, 300, help="SGD steps"),
+        Param("steps", "int", 150, 10, 300, help="SGD steps"),
         Param("lr", "float", 1.0, 0.01, 5.0, help="learning rate"),
         Param("batch", "int", 16, 1, 64, help="minibatch per worker"),
         SEED,

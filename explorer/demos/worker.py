@@ -28,7 +28,8 @@ def limit_resources(cpu_seconds: float, memory_bytes: int) -> None:
 def handle(request: dict[str, Any]) -> dict[str, Any]:
     limit_resources(request["cpu_seconds"], request["memory_bytes"])
     try:
-        # Imported after the limits are set, so that the limits cover the demo's imports too.
+        # `python -m` has imported the explorer.demos package (and its demos) already; a
+        # registry given by path, such as the tests' tiny demos, is imported under the limits.
         from explorer.demos.base import run_in_process
         from explorer.demos.runner import load_registry
 
