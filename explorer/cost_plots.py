@@ -557,11 +557,12 @@ def _summary_status(summary: dict) -> str:
 def _wd_figure(points: list[dict], title: str) -> dict:
     labels, positions = _point_labels(points)
     traces = _parallelism_guides(points)
+    # Hollow markers are larger, so that where points coincide a ring shows around a dot.
     groups = [
-        ("confirmed (work and depth)", [p for p in points if p["confirmed"]], "circle"),
-        ("not confirmed", [p for p in points if not p["confirmed"]], "circle-open"),
+        ("confirmed (work and depth)", [p for p in points if p["confirmed"]], "circle", 11),
+        ("not confirmed", [p for p in points if not p["confirmed"]], "circle-open", 16),
     ]
-    for name, members, symbol in groups:
+    for name, members, symbol, size in groups:
         traces.append(
             {
                 "type": "scatter",
@@ -576,7 +577,7 @@ def _wd_figure(points: list[dict], title: str) -> dict:
                 "hoverinfo": "text",
                 "marker": {
                     "symbol": symbol,
-                    "size": 11,
+                    "size": size,
                     "color": [TABLE_COLOURS.get(p["table"], "#555") for p in members],
                     "line": {"width": 2},
                 },
@@ -603,9 +604,9 @@ def _wd_figure(points: list[dict], title: str) -> dict:
             },
         }
     )
-    for table, colour in TABLE_COLOURS.items():
+    for table in sorted({p["table"] for p in points}):
         name = "Table 4 (operators)" if table == "Table 4" else "Table 6 (convolution algorithms)"
-        traces.append(_legend_only(name, colour))
+        traces.append(_legend_only(name, TABLE_COLOURS[table]))
     return {
         "data": traces,
         "layout": {
