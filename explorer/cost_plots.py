@@ -344,7 +344,7 @@ def sweep_from_query(query: Query, layer: Layer) -> Sweep:
         raise ParameterError(f"sweep must be one of {', '.join(allowed)} (got {name!r})")
     (low, high), (start, stop), _ = SWEEPS[name]
     start = read_number(query, "from", low, high, start, whole=True)
-    stop = read_number(query, "to", low, high, max(stop, start + 1), whole=True)
+    stop = read_number(query, "to", low, high, min(max(stop, start + 1), high), whole=True)
     if start >= stop:
         raise ParameterError(f"from must be less than to (got from={start}, to={stop})")
     values = sorted({int(v) for v in np.rint(np.geomspace(start, stop, SWEEP_POINTS))})

@@ -165,6 +165,7 @@ def test_it_takes_empty_fields_as_the_presets_values():
     [
         ("parallelism", {"sweep": "W"}, "sweep must be one of N, C_in, C_out, H_out, K"),
         ("parallelism", {"from": "64", "to": "8"}, "from must be less than to (got from=64, to=8)"),
+        ("parallelism", {"from": "65536"}, "from must be less than to (got from=65536, to=65536)"),
         ("parallelism", {"preset": "alexnet-conv3", "sweep": "K", "to": "99"}, "at K = 16, "),
         ("parallelism", {"ops": "conv-nope"}, "ops: unknown operator conv-nope"),
         ("parallelism", {"preset": "alexnet-fc7", "ops": "conv-fft"}, "unknown operator conv-fft"),

@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+from catalogue.models import Work
+from explorer.presets import PRESETS
 from tests.helpers import make_category, make_cost_model, make_technique, make_work
 
 pytestmark = pytest.mark.django_db
@@ -33,6 +35,12 @@ def test_it_draws_the_four_plots_with_their_formulas_and_warnings(client, survey
     assert "<strong>Not confirmed:</strong> Activation, input gradient: work;" in page
     assert "<code>2*log2(P)*(L + gamma*m*G)</code>" in page
     assert "krizhevsky2012imagenet" in page  # the preset's source
+
+
+def test_it_cites_each_presets_network_paper_by_its_v2_reference(survey):
+    for preset in PRESETS.values():
+        work = Work.objects.get(key=preset.source.key)
+        assert work.survey_ref == preset.source.ref, preset.slug
 
 
 def test_it_keeps_the_plot_settings_in_the_address(client, survey):
