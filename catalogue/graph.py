@@ -12,11 +12,14 @@ Citation coverage is partial: a missing edge does not mean "does not cite".
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 import networkx as nx
 import numpy as np
@@ -56,69 +59,113 @@ def provenance_rank(provenance: str) -> int:
 
 
 def build_graph(
-    works: Iterable[tuple[str, dict]], edges: Iterable[tuple[str, str, str]]
+    works: Iterable[tuple[str, dict]],
+    edges: Iterable[tuple],
+    key_of: Mapping | None = None,
 ) -> nx.DiGraph:
-    """A DiGraph of works and (citing, cited, provenance) rows, one edge per pair of works."""
-    graph = nx.DiGraph()
-    graph.add_nodes_from(works)
-    single = {p: (p,) for p in PROVENANCE_ORDER}  # shared tuples: most edges have one provenance
-    adjacency = graph.adj
-    for citing, cited, provenance in edges:
-        data = adjacency.get(citing, {}).get(cited)
-        if data is None:
-            graph.add_edge(citing, cited, provenances=single.get(provenance) or (provenance,))
-        elif provenance not in data["provenances"]:
-            merged = {*data["provenances"], provenance}
-            data["provenances"] = tuple(sorted(merged, key=provenance_rank))
+    """A DiGraph of works and (citing, cited, provenance) rows, one edge per pair of works.
+
+    `key_of` maps the rows' work ids to keys, when the rows hold ids (as the database has them).
+    """
+    with gc_paused():
+        graph = nx.DiGraph()
+        graph.add_nodes_from(works)
+        graph.add_edges_from(_edges_with_provenances(graph, edges, key_of))
     return graph
+
+
+def _edges_with_provenances(graph: nx.DiGraph, edges: Iterable[tuple], key_of: Mapping | None):
+    # Consumed one edge at a time by add_edges_from, so `graph` already holds the rows before.
+    # One loop for a million rows: ids to keys, and a second provenance merged into the first.
+    single = {p: (p,) for p in PROVENANCE_ORDER}  # shared: most edges have one provenance
+    has_edge = graph.has_edge
+    for citing, cited, provenance in edges:
+        if key_of is not None:
+            citing, cited = key_of[citing], key_of[cited]
+        provenances = single.get(provenance) or (provenance,)
+        if has_edge(citing, cited):  # more evidence for the same edge
+            known = graph.get_edge_data(citing, cited)["provenances"]
+            provenances = tuple(sorted({*known, provenance}, key=provenance_rank))
+        yield citing, cited, {"provenances": provenances}
+
+
+@contextmanager
+def gc_paused():
+    """Building a graph allocates millions of dicts and tuples, none of them garbage; the cyclic
+    collector would walk them again and again (a 1M-edge build takes twice as long with it)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def survey_nodes(graph: nx.DiGraph) -> list[str]:
+    return [node for node, survey in graph.nodes(data="survey") if survey]
 
 
 def restrict(
     graph: nx.DiGraph, *, include_survey: bool = False, provenances: Collection[str] | None = None
 ) -> nx.DiGraph:
-    """Without the survey node (it cites everything), and/or only the edges with at least one
-    provenance in `provenances`. Works keep their place without edges. The graph itself when
-    there is nothing to take away; a copy otherwise (do not mutate either)."""
-    drop = [] if include_survey else [node for node, survey in graph.nodes(data="survey") if survey]
-    if not drop and provenances is None:
+    """A read-only view without the survey node (it cites everything), and/or with only the
+    edges that have a provenance in `provenances`. Works keep their place without edges.
+
+    A view costs nothing to make (no copy of a million edges); reading it filters as it goes.
+    """
+    if include_survey and provenances is None:
         return graph
-    kept = graph.copy()
-    kept.remove_nodes_from(drop)
-    if provenances is not None:
-        kept.remove_edges_from(
-            [
-                (citing, cited)
-                for citing, cited, provs in kept.edges(data="provenances")
-                if not any(p in provenances for p in provs)
-            ]
-        )
-    return kept
+    surveys = set() if include_survey else set(survey_nodes(graph))
+    wanted = None if provenances is None else frozenset(provenances)
+
+    def keep_edge(citing: str, cited: str) -> bool:
+        return not wanted.isdisjoint(graph.get_edge_data(citing, cited)["provenances"])
+
+    return nx.subgraph_view(
+        graph,
+        filter_node=nx.filters.hide_nodes(surveys) if surveys else nx.filters.no_filter,
+        filter_edge=keep_edge if wanted is not None else nx.filters.no_filter,
+    )
 
 
 # --- Measures ----------------------------------------------------------------------------------
 
 
-def edge_arrays(graph: nx.DiGraph) -> tuple[list[str], np.ndarray, np.ndarray]:
-    nodes = list(graph)
-    index = {node: i for i, node in enumerate(nodes)}
-    sources: list[int] = []
+def edge_arrays(
+    graph: nx.DiGraph, exclude: Collection[str] = ()
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Nodes (without `exclude`) and their edges as index arrays (sources, targets)."""
+    exclude = frozenset(exclude)
+    nodes = [node for node in graph if node not in exclude] if exclude else list(graph)
+    lookup = {node: i for i, node in enumerate(nodes)}.__getitem__
+    counts: list[int] = []
     targets: list[int] = []
     for citing, cited_works in graph.adjacency():
-        i = index[citing]
-        sources.extend([i] * len(cited_works))
-        targets.extend(index[cited] for cited in cited_works)
-    return nodes, np.asarray(sources, dtype=np.int64), np.asarray(targets, dtype=np.int64)
+        if citing in exclude:
+            continue
+        if not exclude.isdisjoint(cited_works):
+            cited_works = [cited for cited in cited_works if cited not in exclude]
+        counts.append(len(cited_works))
+        targets.extend(map(lookup, cited_works))
+    sources = np.repeat(np.arange(len(nodes), dtype=np.int64), counts)
+    return nodes, sources, np.asarray(targets, dtype=np.int64)
 
 
 def pagerank(
-    graph: nx.DiGraph, alpha: float = 0.85, tol: float = 1.0e-6, max_iter: int = 200
+    graph: nx.DiGraph,
+    alpha: float = 0.85,
+    tol: float = 1.0e-6,
+    max_iter: int = 200,
+    exclude: Collection[str] = (),
 ) -> dict[str, float]:
-    """PageRank by power iteration over numpy arrays (networkx's own needs scipy).
+    """PageRank by power iteration over numpy arrays (networkx's own needs scipy), of the graph
+    without the nodes in `exclude` (cheaper than a view for a million edges).
 
     Same definition as `networkx.pagerank`: a uniform teleport, and dangling works (citing
     nothing recorded) spread their rank uniformly. The values sum to 1.
     """
-    nodes, sources, targets = edge_arrays(graph)
+    nodes, sources, targets = edge_arrays(graph, exclude)
     n = len(nodes)
     if n == 0:
         return {}
@@ -284,12 +331,12 @@ def filtered_nodes(graph: nx.DiGraph, node_filter: NodeFilter) -> list[str]:
 # --- Snowballing -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Step:
-    """How a work was reached: a seed, a keyword hit, or a citation from an collected work.
+class Step(NamedTuple):
+    """How a work was reached: a seed, a keyword hit, or a citation from a collected work.
 
     kind "cited": found backward, the work is cited by `work`;
     kind "citing": found forward, the work cites `work`.
+    (A NamedTuple: a replay over a million edges makes a million of them.)
     """
 
     kind: str
@@ -297,7 +344,7 @@ class Step:
     keyword: str = ""
 
     def as_dict(self) -> dict[str, str]:
-        return {k: v for k, v in asdict(self).items() if v}
+        return {k: v for k, v in self._asdict().items() if v}
 
 
 @dataclass
@@ -477,7 +524,7 @@ def load_graph() -> nx.DiGraph:
     from catalogue.models import Citation, Work
 
     works: dict[int, tuple[str, dict]] = {}
-    rows = Work.objects.order_by("pk", "assignments__category__order").values_list(
+    rows = Work.objects.order_by("pk").values_list(
         "pk",
         "key",
         "title",
@@ -488,26 +535,26 @@ def load_graph() -> nx.DiGraph:
         "seminal_reason",
         "assignments__category__code",
     )
-    for pk, key, title, abstract, year, survey_ref, seminal, reason, code in rows:
-        if pk not in works:
-            attrs = {
-                "title": title,
-                "abstract": abstract,
-                "year": year,
-                "survey_ref": survey_ref,
-                "seminal": seminal,
-                "seminal_reason": reason,
-                "survey": key == SURVEY_KEY,
-                "categories": (),
-            }
-            works[pk] = (key, attrs)
-        if code:
-            works[pk][1]["categories"] += (code,)
-    keys = {pk: key for pk, (key, _) in works.items()}
-    edges = Citation.objects.order_by().values_list("citing_id", "cited_id", "provenance")
-    return build_graph(
-        works.values(), ((keys[citing], keys[cited], prov) for citing, cited, prov in edges)
-    )
+    with gc_paused():
+        for pk, key, title, abstract, year, survey_ref, seminal, reason, code in rows:
+            if pk not in works:
+                attrs = {
+                    "title": title,
+                    "abstract": abstract,
+                    "year": year,
+                    "survey_ref": survey_ref,
+                    "seminal": seminal,
+                    "seminal_reason": reason,
+                    "survey": key == SURVEY_KEY,
+                    "categories": (),
+                }
+                works[pk] = (key, attrs)
+            if code:
+                attrs = works[pk][1]
+                attrs["categories"] = tuple(sorted((*attrs["categories"], code)))
+        keys = {pk: key for pk, (key, _) in works.items()}
+        edges = Citation.objects.order_by().values_list("citing_id", "cited_id", "provenance")
+        return build_graph(works.values(), edges, key_of=keys)
 
 
 def graph_version() -> str:
@@ -565,9 +612,13 @@ class CatalogueGraph:
     ) -> dict[str, float]:
         edges = "*" if provenances is None else ",".join(sorted(provenances))
         options = f"{int(include_survey)}:{edges}"
-        return self.memo(
-            f"pagerank:{options}", lambda: pagerank(self.view(include_survey, provenances))
-        )
+        return self.memo(f"pagerank:{options}", lambda: self._pagerank(include_survey, provenances))
+
+    def _pagerank(self, include_survey: bool, provenances: Collection[str] | None):
+        if provenances is not None:
+            return pagerank(self.view(include_survey, provenances))
+        surveys = [] if include_survey else survey_nodes(self.graph)
+        return pagerank(self.graph, exclude=surveys)
 
     def layout(self, view: nx.DiGraph) -> dict[str, tuple[float, float]]:
         """Layout of a view, cached by its nodes and edges."""
@@ -583,8 +634,9 @@ def catalogue_graph() -> CatalogueGraph:
 
     version = graph_version()
     key = f"{CACHE_PREFIX}:{version}:graph"
-    graph = cache.get(key)
-    if graph is None:
-        graph = load_graph()
-        cache.set(key, graph, CACHE_SECONDS)
+    with gc_paused():  # (un)pickling a large graph allocates as much as building it
+        graph = cache.get(key)
+        if graph is None:
+            graph = load_graph()
+            cache.set(key, graph, CACHE_SECONDS)
     return CatalogueGraph(version, graph)

@@ -180,6 +180,14 @@ def test_it_sums_pagerank_to_one_and_agrees_with_networkx():
     assert ranks == pytest.approx(expected, abs=1e-5)
 
 
+def test_it_leaves_excluded_works_out_of_pagerank_as_a_view_would():
+    edges = [("S", k, "survey-reference-list") for k in "abcdef"] + CHAIN
+    citation_graph = make_graph(edges, survey="S")
+    without = graph.pagerank(citation_graph, exclude=["S"])
+    assert without == pytest.approx(graph.pagerank(graph.restrict(citation_graph)), abs=1e-12)
+    assert "S" not in without and sum(without.values()) == pytest.approx(1.0)
+
+
 def test_it_computes_pagerank_of_an_empty_graph():
     assert graph.pagerank(nx.DiGraph()) == {}
 
