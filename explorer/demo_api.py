@@ -4,6 +4,7 @@ rate-limited and cached)."""
 from __future__ import annotations
 
 from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -53,7 +54,11 @@ def run_or_error(slug: str, raw_params: dict) -> tuple[dict, int, dict]:
 class DemoListView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(summary="Every micro-demo with its parameter schema (numeric bounds included)")
+    @extend_schema(
+        summary="Every micro-demo with its parameter schema (numeric bounds included)",
+        operation_id="demos_list",
+        responses={200: OpenApiTypes.OBJECT},
+    )
     def get(self, request):
         return Response([schema(demo) for demo in DEMOS.values()])
 
@@ -61,7 +66,11 @@ class DemoListView(APIView):
 class DemoDetailView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(summary="One micro-demo with its parameter schema")
+    @extend_schema(
+        summary="One micro-demo with its parameter schema",
+        operation_id="demos_retrieve",
+        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+    )
     def get(self, request, slug: str):
         return Response(schema(demo_or_404(slug)))
 
@@ -83,6 +92,8 @@ class DemoRunView(APIView):
             "DemoRunRequest", {"params": serializers.DictField(required=False)}
         ),
         examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
+        operation_id="demos_run",
+        responses={code: OpenApiTypes.OBJECT for code in (200, 400, 404, 422, 429)},
     )
     def post(self, request, slug: str):
         demo_or_404(slug)
