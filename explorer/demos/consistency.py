@@ -250,7 +250,7 @@ DEMO = Demo(
     "break convergence: stale updates need smaller steps.",
     params=(
         Param("P", "int", 8, 1, 32, help="workers"),
-        Param("iterations", "int", 100, 10, 500, help="gradients computed by each worker"),
+        Param("iterations", "int", 100, 10, 300, help="gradients computed by each worker"),
         Param(
             "lr",
             "float",

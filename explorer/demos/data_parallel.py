@@ -190,7 +190,7 @@ DEMO = Demo(
     "overlap; the bytes each worker sends approach 2γd as P grows, whatever the minibatch size.",
     params=(
         Param("P", "int", 4, 1, 64, help="workers"),
-        Param("B", "int", 256, 1, 2048, help="minibatch size (split over the workers)"),
+        Param("B", "int", 256, 1, 1024, help="minibatch size (split over the workers)"),
         Param("d", "int", 64, 1, 1024, help="model parameters (features)"),
         Param("steps", "int", 20, 1, 100, help="SGD steps"),
         Param("lr", "float", 0.5, 0.001, 2.0, help="learning rate"),

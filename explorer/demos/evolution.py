@@ -202,7 +202,7 @@ DEMO = Demo(
         Param("population", "int", 50, 10, 200, help="population size P"),
         Param("sample", "int", 10, 2, 50, help="tournament size S (at most P)"),
         Param(
-            "cycles", "int", 600, 50, 1000, help="children evaluated after the initial population"
+            "cycles", "int", 600, 50, 800, help="children evaluated after the initial population"
         ),
         Param("length", "int", 24, 4, 64, help="genes per genome"),
         Param("values", "int", 4, 2, 8, help="values per gene"),

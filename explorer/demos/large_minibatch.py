@@ -259,7 +259,7 @@ DEMO = Demo(
         Param("max_batch", "int", 2048, 8, 4096, help="largest batch size tried (B0·2^k)"),
         Param("base_lr", "float", 0.1, 0.001, 1.0, help="learning rate at B0"),
         Param("warmup_epochs", "float", 2.0, 0.0, 10.0, help="epochs of linear warm-up"),
-        Param("epochs", "int", 8, 1, 12, help="training epochs (the same for every batch)"),
+        Param("epochs", "int", 8, 1, 10, help="training epochs (the same for every batch)"),
         Param("hidden", "int", 32, 8, 64, help="hidden units"),
         Param("samples", "int", 3000, 1000, 4000, help="samples (a quarter held out for testing)"),
         SEED,

@@ -168,8 +168,8 @@ DEMO = Demo(
     "averaging communicates once but suffers when the shards differ (split = by-label).",
     params=(
         Param("P", "int", 8, 1, 16, help="workers"),
-        Param("steps", "int", 200, 10, 500, help="local SGD steps per worker"),
-        Param("H", "int", 10, 1, 500, help="steps between averaging (local SGD, EASGD)"),
+        Param("steps", "int", 200, 10, 400, help="local SGD steps per worker"),
+        Param("H", "int", 10, 1, 400, help="steps between averaging (local SGD, EASGD)"),
         Param("beta", "float", 0.9, 0.01, 1.0, help="EASGD moving rate β; α = β/P"),
         Param("lr", "float", 0.5, 0.01, 5.0, help="learning rate"),
         Param("batch", "int", 16, 1, 32, help="minibatch per worker"),

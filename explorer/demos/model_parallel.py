@@ -228,7 +228,7 @@ DEMO = Demo(
     "exactly the single-device gradients.",
     params=(
         Param("P", "int", 4, 1, 16, help="devices"),
-        Param("N", "int", 64, 1, 256, help="minibatch size"),
+        Param("N", "int", 64, 1, 128, help="minibatch size"),
         Param("width", "int", 256, 2, 512, help="neurons per layer"),
         Param("layers", "int", 8, 1, 16, help="layers"),
         Param("gamma", "int", 4, 1, 8, help="bytes per activation element γ", unit="B"),

@@ -230,7 +230,7 @@ DEMO = Demo(
     look_for="A 10-30x smaller message costs little loss; 1-bit SGD needs its error feedback; "
     "QSGD and TernGrad stay unbiased thanks to stochastic rounding, at the price of variance.",
     params=(
-        Param("P", "int", 4, 1, 16, help="workers"),
+        Param("P", "int", 4, 1, 8, help="workers"),
         Param("steps", "int", 150, 10, 300, help="SGD steps"),
         Param("lr", "float", 1.0, 0.01, 5.0, help="learning rate"),
         Param("batch", "int", 16, 1, 64, help="minibatch per worker"),

@@ -173,10 +173,10 @@ DEMO = Demo(
     "the small values are lost for good and the loss stalls.",
     params=(
         Param("density", "float", 0.01, 0.001, 1.0, help="fraction of gradient values sent"),
-        Param("P", "int", 4, 1, 8, help="workers"),
-        Param("steps", "int", 150, 10, 300, help="SGD steps"),
+        Param("P", "int", 4, 1, 4, help="workers"),
+        Param("steps", "int", 150, 10, 200, help="SGD steps"),
         Param("lr", "float", 1.0, 0.01, 5.0, help="learning rate"),
-        Param("batch", "int", 16, 1, 64, help="minibatch per worker"),
+        Param("batch", "int", 16, 1, 32, help="minibatch per worker"),
         SEED,
     ),
     run=run,
