@@ -109,8 +109,12 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         ["FFT (complex products)", fft_count, n * c_in * c_out * size * size, None, fft_error],
     ]
     metrics = [
-        metric("direct multiplications", direct_count, "", work, "Table 6: N·C_out·H'·W'·C_in·K²"),
-        metric("im2col multiplications", im2col_count, "", work, "Table 6: same work as direct"),
+        metric(
+            "direct multiplications", direct_count, "", work, "Table 6 (S2): N·C_out·H'·W'·C_in·K²"
+        ),
+        metric(
+            "im2col multiplications", im2col_count, "", work, "Table 6 (S2): same work as direct"
+        ),
         metric(
             "FFT 2-D transforms", transforms, "", transforms_model, "C_out·C_in + N·C_in + N·C_out"
         ),

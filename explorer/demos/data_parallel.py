@@ -104,7 +104,7 @@ def _metrics(params: dict[str, Any], training: Training, sent: np.ndarray) -> li
             int(sent.max()),
             "B",
             2 * (p - 1) / p * d * gamma,
-            "ring allreduce: 2γd(P−1)/P; equal when P divides d",
+            "ring allreduce 2γd(P−1)/P (standard result, RECALLED); equal when P divides d",
         ),
         metric(
             "bytes sent by all workers per step",
