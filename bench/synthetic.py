@@ -37,6 +37,7 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "bench" / "data"
 FIRST_YEAR, LAST_YEAR = 1986, 2018
 AUTHOR_POOL = 50_000
+MAX_REFERENCES = 300  # the longest reference list a synthetic work gets
 ABSTRACT_FRACTION = 0.2
 TABLES = [
     "catalogue_work",
@@ -315,7 +316,9 @@ def add_synthetic(
         return
     rng = np.random.default_rng(seed)
     pyrng = random.Random(seed)
+    step = _Steps()
     author_ids = add_authors(conn, profile, pyrng)
+    step("authors")
     works = make_works(conn, profile, n_works, rng, pyrng)
     conn.executemany(
         "insert into catalogue_work (id, key, entry_type, title, year, authors_truncated, "
@@ -324,11 +327,27 @@ def add_synthetic(
         "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, null, 0, '', '{}')",
         works,
     )
+    step("works")
     work_ids = [row[0] for row in works]
     add_authorships(conn, profile, work_ids, author_ids, rng)
+    step("authorships")
     add_assignments(conn, profile, work_ids, rng, seed)
+    step("assignments")
     real_edges = conn.execute("select count(*) from catalogue_citation").fetchone()[0]
     add_citations(conn, profile, max(0, total_edges - real_edges), rng, pyrng, seed)
+    step("citations")
+
+
+class _Steps:
+    """Prints how long each step of the build took (to stderr: stdout is the report)."""
+
+    def __init__(self):
+        self.last = time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        print(f"  {name}: {now - self.last:.1f} s", file=sys.stderr, flush=True)
+        self.last = now
 
 
 def add_authors(conn: sqlite3.Connection, profile: Profile, pyrng: random.Random) -> list[int]:
@@ -536,10 +555,10 @@ def add_citations(
     wanted = dict(zip(synthetic, out_degree.tolist(), strict=True))
     pool: list[int] = []  # each arrived work once, plus once per citation it has received
     edges: list[tuple[int, int]] = []
-    carry = 0
+    carry = arrived = 0
     for work_id, *_rest, is_synthetic, _author in works:
         if is_synthetic and pool:
-            k = min(wanted[work_id] + carry, len(pool) // 2, 2000)
+            k = min(wanted[work_id] + carry, arrived // 4, MAX_REFERENCES)
             carry += wanted[work_id] - k
             cited = _preferential(pool, k, pyrng)
             carry += k - len(cited)
@@ -548,6 +567,7 @@ def add_citations(
         elif is_synthetic:
             carry += wanted[work_id]
         pool.append(work_id)
+        arrived += 1
     describe = {w[0]: (w[1], w[2], w[3], w[5]) for w in works}
     provenance = rng.choice(profile.provenance, size=len(edges), p=profile.provenance_weights)
 
