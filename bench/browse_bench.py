@@ -491,7 +491,7 @@ def python_hot_spots(client, path: str, accept: str, repeat: int = 10) -> None:
     except ImportError:
         print("\n(pip install -r requirements-bench.txt for the Python profile)")
         return
-    profiler = Profiler(interval=0.0005)
+    profiler = Profiler(interval=0.001, use_timing_thread=True)
     with profiler:
         for _ in range(repeat):
             client.get(path, HTTP_ACCEPT=accept)
