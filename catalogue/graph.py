@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import re
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from contextlib import contextmanager
@@ -558,27 +559,33 @@ def load_graph() -> nx.DiGraph:
 
 
 def graph_version() -> str:
-    """Changes when the graph may have: the generation counter (bumped by signals on works,
-    assignments and citations) and a fingerprint of the citations (for bulk writes, which send
-    no signals). One query."""
+    """Changes when the graph may have: the generation (a random token replaced by signals on
+    works, categories, assignments and citations) and a fingerprint of the citations (for bulk
+    writes, which send no signals). One query."""
     from django.core.cache import cache
     from django.db.models import Count, Max
 
     from catalogue.models import Citation
 
-    generation = cache.get(GENERATION_KEY, 0)
+    generation = cache.get(GENERATION_KEY)
+    if generation is None:
+        # Evicted or never set: a new token, never an old one (a counter restarting at 0 could
+        # bring back the version of a graph that has changed since).
+        cache.add(GENERATION_KEY, new_generation(), timeout=None)
+        generation = cache.get(GENERATION_KEY) or new_generation()  # (a cache keeping nothing)
     edges = Citation.objects.order_by().aggregate(n=Count("pk"), last=Max("pk"))
     return f"{generation}.{edges['n']}.{edges['last'] or 0}"
 
 
+def new_generation() -> str:
+    return uuid.uuid4().hex[:16]
+
+
 def bump_generation(**kwargs) -> None:
-    """Signal receiver: a work, an assignment or a citation changed."""
+    """Signal receiver: a work, a category, an assignment or a citation changed."""
     from django.core.cache import cache
 
-    try:
-        cache.incr(GENERATION_KEY)
-    except ValueError:
-        cache.set(GENERATION_KEY, 1, timeout=None)
+    cache.set(GENERATION_KEY, new_generation(), timeout=None)
 
 
 @dataclass
@@ -628,15 +635,25 @@ class CatalogueGraph:
         return self.memo(f"layout:{digest}", lambda: layout(view))
 
 
+# This process's copy of the latest graph: no unpickling per request (seconds at 1M edges).
+# Shared read-only between requests; nothing mutates a graph once built.
+_latest: dict[str, nx.DiGraph] = {}
+
+
 def catalogue_graph() -> CatalogueGraph:
-    """The catalogue's graph at its current version: one query when cached, three otherwise."""
+    """The catalogue's graph at its current version: one query when cached (in this process or
+    in the shared cache), three otherwise."""
     from django.core.cache import cache
 
     version = graph_version()
-    key = f"{CACHE_PREFIX}:{version}:graph"
-    with gc_paused():  # (un)pickling a large graph allocates as much as building it
-        graph = cache.get(key)
-        if graph is None:
-            graph = load_graph()
-            cache.set(key, graph, CACHE_SECONDS)
+    graph = _latest.get(version)
+    if graph is None:
+        key = f"{CACHE_PREFIX}:{version}:graph"
+        with gc_paused():  # (un)pickling a large graph allocates as much as building it
+            graph = cache.get(key)
+            if graph is None:
+                graph = load_graph()
+                cache.set(key, graph, CACHE_SECONDS)
+        _latest.clear()
+        _latest[version] = graph
     return CatalogueGraph(version, graph)

@@ -387,6 +387,13 @@ def test_it_invalidates_the_cache_when_an_edge_or_a_work_changes(catalogue):
     assert graph.catalogue_graph().graph.nodes["lenet"]["title"] == "LeNet"
 
 
+def test_it_never_brings_back_an_old_version_when_the_generation_is_evicted(catalogue):
+    first = graph.graph_version()
+    assert graph.graph_version() == first
+    cache.delete(graph.GENERATION_KEY)
+    assert graph.graph_version() != first
+
+
 def test_it_caches_derived_measures_per_version(catalogue, django_assert_num_queries):
     catalogue_graph = graph.catalogue_graph()
     ranks = catalogue_graph.pagerank()
