@@ -78,16 +78,18 @@ def build_graph(
 def _edges_with_provenances(graph: nx.DiGraph, edges: Iterable[tuple], key_of: Mapping | None):
     # Consumed one edge at a time by add_edges_from, so `graph` already holds the rows before.
     # One loop for a million rows: ids to keys, and a second provenance merged into the first.
-    single = {p: (p,) for p in PROVENANCE_ORDER}  # shared: most edges have one provenance
+    # add_edges_from copies the attributes into a dict of its own: one shared dict per value.
+    attributes = {p: {"provenances": (p,)} for p in PROVENANCE_ORDER}
     has_edge = graph.has_edge
     for citing, cited, provenance in edges:
         if key_of is not None:
             citing, cited = key_of[citing], key_of[cited]
-        provenances = single.get(provenance) or (provenance,)
         if has_edge(citing, cited):  # more evidence for the same edge
             known = graph.get_edge_data(citing, cited)["provenances"]
-            provenances = tuple(sorted({*known, provenance}, key=provenance_rank))
-        yield citing, cited, {"provenances": provenances}
+            merged = tuple(sorted({*known, provenance}, key=provenance_rank))
+            yield citing, cited, {"provenances": merged}
+        else:
+            yield citing, cited, attributes.get(provenance) or {"provenances": (provenance,)}
 
 
 @contextmanager

@@ -42,6 +42,7 @@ PLAIN_BIBTEX = re.compile(r"[\w\s{}:;,.?!()/+'-]*")
 PALETTE = ["#2457a6", "#d9822b", "#2e8b57", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"]
 NO_LEVEL_COLOUR = "#9aa3b0"
 MAX_SHOWN = 450  # networkx's spring layout without scipy: a dense solver, below 500 nodes
+MAX_OPTIONS = 1000  # work keys offered in a page's pickers; beyond that, type a key
 
 
 def title_text(value: str) -> str:
@@ -403,7 +404,7 @@ def graph_page(request):
         "shown_edges": selection.shown.number_of_edges(),
         "top_works": top_works(selection),
         "ego_title": title_text(selection.shown.nodes[ego_key]["title"]) if ego_key else "",
-        "work_keys": sorted(catalogue.graph),
+        "work_keys": sorted(catalogue.graph) if len(catalogue.graph) <= MAX_OPTIONS else [],
         "export_links": export_links(request.GET),
         "api_link": with_query(reverse("api-graph"), urlencode_without(request.GET, "size")),
     }
@@ -545,7 +546,11 @@ def snowball_page(request):
 
 
 def seed_options(view: nx.DiGraph, chosen: list[str]) -> list[tuple[str, str, bool]]:
-    ordered = sorted(view.nodes(data=True), key=lambda n: (n[1].get("survey_ref") or 0, n[0]))
+    """Every work, or only the seminal and chosen ones in a catalogue too large to list."""
+    works = view.nodes(data=True)
+    if len(view) > MAX_OPTIONS:
+        works = [(k, view.nodes[k]) for k in {*default_seeds(view), *chosen}]
+    ordered = sorted(works, key=lambda n: (n[1].get("survey_ref") or 0, n[0]))
     return [
         (
             key,
