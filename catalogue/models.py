@@ -176,10 +176,10 @@ class Work(models.Model):
 
     class Meta:
         ordering = ["survey_ref", "key"]
+        # The default list order; without it a large catalogue is sorted on every request.
+        indexes = [models.Index(fields=["survey_ref", "key"], name="work_list_order")]
         constraints = [
-            models.UniqueConstraint(
-                fields=["doi"], condition=~Q(doi=""), name="work_unique_doi"
-            ),
+            models.UniqueConstraint(fields=["doi"], condition=~Q(doi=""), name="work_unique_doi"),
             models.UniqueConstraint(
                 fields=["arxiv_id"], condition=~Q(arxiv_id=""), name="work_unique_arxiv_id"
             ),
@@ -333,7 +333,9 @@ class Category(models.Model):
         ordering = ["order", "code"]
         verbose_name_plural = "categories"
         constraints = [
-            models.CheckConstraint(condition=~Q(parent=models.F("pk")), name="category_not_own_parent"),
+            models.CheckConstraint(
+                condition=~Q(parent=models.F("pk")), name="category_not_own_parent"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -428,7 +430,9 @@ class Citation(models.Model):
         if self.provenance != Provenance.SURVEY and not (
             self.evidence_source or self.evidence_excerpt
         ):
-            raise ValidationError("Say where the evidence for this citation is (source or excerpt).")
+            raise ValidationError(
+                "Say where the evidence for this citation is (source or excerpt)."
+            )
 
 
 class Technique(models.Model):
