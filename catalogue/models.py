@@ -77,6 +77,39 @@ class WorkQuerySet(models.QuerySet):
         """The survey's bibliography, without the survey itself."""
         return self.filter(survey_ref__isnull=False)
 
+    def author_names_of(self, ids: list[int]) -> dict[int, list[str]]:
+        """Work id -> author names in order, for a page of works, in one query."""
+        names: dict[int, list[str]] = {}
+        rows = Authorship.objects.filter(work_id__in=ids).order_by("work_id", "position")
+        for work_id, name in rows.values_list("work_id", "author__name"):
+            names.setdefault(work_id, []).append(name)
+        return names
+
+    def assignments_of(self, ids: list[int]) -> dict[int, list[dict[str, str]]]:
+        """Work id -> its categories with their evidence, for a page of works, in one query."""
+        assignments: dict[int, list[dict[str, str]]] = {}
+        rows = Assignment.objects.filter(work_id__in=ids).order_by(
+            "work_id", "category__order", "category__code"
+        )
+        fields = (
+            "category__code",
+            "category__name",
+            "category__section",
+            "evidence",
+            "source_note",
+        )
+        for work_id, code, name, section, evidence, note in rows.values_list("work_id", *fields):
+            assignments.setdefault(work_id, []).append(
+                {
+                    "code": code,
+                    "name": name,
+                    "section": section,
+                    "evidence": evidence,
+                    "source_note": note,
+                }
+            )
+        return assignments
+
     def save_record(self, record) -> Work:
         """Create or update the work a `bibtex.WorkRecord` describes, authors in order."""
         work = self.filter(key=record.key).first() or Work(key=record.key)

@@ -24,7 +24,9 @@ class StrictFilterMixin:
         unknown = sorted(set(request.query_params) - self.allowed_parameters)
         if unknown:
             allowed = ", ".join(sorted(self.allowed_parameters))
-            raise ValidationError({name: f"unknown parameter (allowed: {allowed})" for name in unknown})
+            raise ValidationError(
+                {name: f"unknown parameter (allowed: {allowed})" for name in unknown}
+            )
 
 
 @extend_schema_view(
@@ -50,6 +52,13 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
         if self.action == "retrieve":
             return serializers.WorkDetailSerializer
         return serializers.WorkListSerializer
+
+    def list(self, request, *args, **kwargs):
+        """Rows built from plain values: the same JSON as WorkListSerializer, about five times
+        faster (measured in bench/browse_bench.py), in the same number of queries."""
+        works = self.filter_queryset(Work.objects.all())
+        page = self.paginate_queryset(works.values(*serializers.WORK_ROW_FIELDS))
+        return self.get_paginated_response(serializers.work_rows(page, request))
 
 
 class CategoryViewSet(viewsets.GenericViewSet):
@@ -98,7 +107,9 @@ class CitationViewSet(StrictFilterMixin, viewsets.ModelViewSet):
         params = self.request.query_params
         if (provenance := params.get("provenance")) is not None:
             if provenance not in Provenance.values:
-                raise ValidationError({"provenance": f"must be one of {', '.join(Provenance.values)}"})
+                raise ValidationError(
+                    {"provenance": f"must be one of {', '.join(Provenance.values)}"}
+                )
             citations = citations.filter(provenance=provenance)
         for side in ("citing", "cited"):
             if key := params.get(side):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.urls import reverse
 from rest_framework import serializers
 
 from catalogue.bibtex import display_text, export_works
@@ -53,6 +54,51 @@ class WorkListSerializer(serializers.ModelSerializer):
 
     def get_html_url(self, work: Work) -> str:
         return self.context["request"].build_absolute_uri(work.get_absolute_url())
+
+
+WORK_ROW_FIELDS = [
+    "pk",
+    "key",
+    "title",
+    "year",
+    "authors_truncated",
+    "entry_type",
+    "venue",
+    "survey_ref",
+    "arxiv_id",
+    "doi",
+    "url",
+]
+
+
+def work_rows(works: list[dict], request) -> list[dict]:
+    """WorkListSerializer's output from `values()` rows, with two queries for the whole page
+    (authors, categories) instead of model instances and per-field serializer calls."""
+    ids = [work["pk"] for work in works]
+    authors = Work.objects.author_names_of(ids)
+    categories = Work.objects.assignments_of(ids)
+    api_base = request.build_absolute_uri(reverse("api-work-list"))
+    html_base = request.build_absolute_uri(reverse("work-list"))
+    return [
+        {
+            "key": work["key"],
+            "title": display_text(work["title"]),
+            "title_bibtex": work["title"],
+            "year": work["year"],
+            "authors": [display_text(name) for name in authors.get(work["pk"], [])],
+            "authors_truncated": work["authors_truncated"],
+            "entry_type": work["entry_type"],
+            "venue": work["venue"],
+            "survey_ref": work["survey_ref"],
+            "arxiv_id": work["arxiv_id"],
+            "doi": work["doi"],
+            "url": work["url"],
+            "categories": categories.get(work["pk"], []),
+            "api_url": f"{api_base}{work['key']}/",
+            "html_url": f"{html_base}{work['key']}/",
+        }
+        for work in works
+    ]
 
 
 class EdgeSerializer(serializers.ModelSerializer):
