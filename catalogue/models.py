@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
-from django.db import models
+from django.db import connection, models
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 
@@ -293,8 +293,8 @@ class CategoryQuerySet(models.QuerySet):
         """The category tree: root nodes, each node with `child_nodes` and `work_count`, the
         number of distinct works (of `works`, default all) in the node's whole subtree.
 
-        Two queries whatever the size of the tree: the categories, then one aggregate with a
-        COUNT(DISTINCT) per node, so that a work in two sub-categories counts once in the parent.
+        Two queries whatever the size of the tree: the categories, then one grouped
+        COUNT(DISTINCT), so that a work in two sub-categories counts once in the parent.
         """
         nodes = list(self.order_by("order", "code"))
         by_pk = {node.pk: node for node in nodes}
@@ -303,19 +303,9 @@ class CategoryQuerySet(models.QuerySet):
         for node in nodes:
             if node.parent_id in by_pk:
                 by_pk[node.parent_id].child_nodes.append(node)
-        assignments = Assignment.objects.all()
-        if works is not None:
-            assignments = assignments.filter(work__in=works.order_by().values("pk"))
-        counts = assignments.aggregate(
-            **{
-                f"n{node.pk}": Count(
-                    "work", distinct=True, filter=Q(category_id__in=_subtree_pks(node))
-                )
-                for node in nodes
-            }
-        )
+        counts = _subtree_work_counts(nodes, works)
         for node in nodes:
-            node.work_count = counts[f"n{node.pk}"]
+            node.work_count = counts.get(node.pk, 0)
         return [node for node in nodes if node.parent_id not in by_pk]
 
     def root_codes(self) -> dict[int, str]:
@@ -334,6 +324,36 @@ class CategoryQuerySet(models.QuerySet):
     def level_counts(self) -> list[Category]:
         """Top-level categories with `work_count` (see tree_with_counts)."""
         return self.tree_with_counts()
+
+
+def _subtree_work_counts(nodes: list[Category], works: models.QuerySet | None) -> dict[int, int]:
+    """Category pk -> distinct works assigned to it or to any descendant, in one grouped query.
+
+    The tree's (ancestor, descendant) pairs go in as a VALUES list, so that the assignments are
+    scanned once for every node together (works on SQLite and PostgreSQL alike).
+    """
+    pairs = [(node.pk, descendant) for node in nodes for descendant in _subtree_pks(node)]
+    if not pairs:
+        return {}
+    # Primary keys are integers from the database, written in directly: typed the same way on
+    # both backends (untyped VALUES parameters would be text on PostgreSQL).
+    closure = ", ".join(f"({int(ancestor)}, {int(descendant)})" for ancestor, descendant in pairs)
+    params: list[object] = []
+    where = ""
+    if works is not None:
+        works_sql, works_params = works.order_by().values("pk").query.sql_with_params()
+        where = f"WHERE a.work_id IN ({works_sql})"
+        params.extend(works_params)
+    sql = (
+        f"WITH closure(ancestor_id, descendant_id) AS (VALUES {closure}) "
+        "SELECT closure.ancestor_id, COUNT(DISTINCT a.work_id) "
+        f"FROM {Assignment._meta.db_table} a "
+        "JOIN closure ON closure.descendant_id = a.category_id "
+        f"{where} GROUP BY closure.ancestor_id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return dict(cursor.fetchall())
 
 
 def _subtree_pks(node: Category) -> list[int]:
