@@ -4,10 +4,11 @@
 import os
 import sys
 
-if sys.version_info < (3, 12):
+# Checked here, before Django is imported, so an old Python gets a sentence, not a traceback.
+if sys.version_info < (3, 12):  # noqa: UP036
     sys.exit(
-        f"Survey Explorer needs Python 3.12 or newer (Django 6.1); this is {sys.version.split()[0]}."
-        " With pyenv, the .python-version file at the repository root selects 3.12."
+        f"Survey Explorer needs Python 3.12 or newer (Django 6.1); this is {sys.version.split()[0]}"
+        ". With pyenv, the .python-version file at the repository root selects 3.12."
     )
 
 

@@ -113,8 +113,10 @@ class WorkAdmin(admin.ModelAdmin):
     change_list_template = "admin/catalogue/work/change_list.html"
     fieldsets = [
         (None, {"fields": ["key", "entry_type", "title", "year", "authors_truncated"]}),
-        ("Venue", {"fields": ["journal", "booktitle", "venue", "volume", "number", "pages",
-                              "publisher"]}),
+        (
+            "Venue",
+            {"fields": ["journal", "booktitle", "venue", "volume", "number", "pages", "publisher"]},
+        ),
         ("Identifiers", {"fields": ["survey_ref", "arxiv_id", "doi", "url"]}),
         ("Text", {"fields": ["abstract", "note", "extra_fields"]}),
         ("Snowballing", {"fields": ["seminal", "seminal_reason"]}),
@@ -126,7 +128,10 @@ class WorkAdmin(admin.ModelAdmin):
 
     def get_urls(self):
         upload = self.admin_site.admin_view(self.upload_bibtex)
-        return [path("upload-bibtex/", upload, name="catalogue_work_upload_bibtex"), *super().get_urls()]
+        return [
+            path("upload-bibtex/", upload, name="catalogue_work_upload_bibtex"),
+            *super().get_urls(),
+        ]
 
     def upload_bibtex(self, request):
         """Step 1: upload and preview; step 2: confirm, which applies the stored upload."""
@@ -196,7 +201,13 @@ class AssignmentAdmin(admin.ModelAdmin):
 class CitationAdmin(admin.ModelAdmin):
     list_display = ["citing", "cited", "provenance"]
     list_filter = ["provenance"]
-    search_fields = ["citing__key", "cited__key", "citing__title", "cited__title", "evidence_source"]
+    search_fields = [
+        "citing__key",
+        "cited__key",
+        "citing__title",
+        "cited__title",
+        "evidence_source",
+    ]
     autocomplete_fields = ["citing", "cited"]
     list_select_related = ["citing", "cited"]
 

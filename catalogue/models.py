@@ -13,7 +13,6 @@ from django.db import connection, models
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 
-
 KEY_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$",
     "A BibTeX key starts with a letter or digit and holds only letters, digits, _ . : -",
@@ -505,7 +504,7 @@ class Technique(models.Model):
 
 
 def validate_variables(value: object) -> None:
-    """Variables are a list of {name, meaning, default, min, max, unit} with min <= default <= max."""
+    """Variables: a list of {name, meaning, default, min, max, unit}, min <= default <= max."""
     if not isinstance(value, list):
         raise ValidationError("Variables must be a list.")
     names = set()

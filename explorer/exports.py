@@ -108,7 +108,9 @@ def to_ris(works: list[Work]) -> tuple[str, str, str]:
             "publisher": display_text(work.publisher),
             "doi": work.doi,
             "urls": [work.url] if work.url else [],
-            "notes": ["author list truncated by the source (et al.)"] if work.authors_truncated else [],
+            "notes": ["author list truncated by the source (et al.)"]
+            if work.authors_truncated
+            else [],
         }
         entry.update({name: value for name, value in optional.items() if value})
         entries.append(entry)
@@ -133,11 +135,17 @@ def to_csljson(works: list[Work]) -> tuple[str, str, str]:
             "publisher": display_text(work.publisher),
             "DOI": work.doi,
             "URL": work.url or (f"https://arxiv.org/abs/{work.arxiv_id}" if work.arxiv_id else ""),
-            "note": "author list truncated by the source (et al.)" if work.authors_truncated else "",
+            "note": "author list truncated by the source (et al.)"
+            if work.authors_truncated
+            else "",
         }
         item.update({name: value for name, value in optional.items() if value})
         items.append(item)
-    return json.dumps(items, ensure_ascii=False, indent=2), "application/vnd.citationstyles.csl+json", "json"
+    return (
+        json.dumps(items, ensure_ascii=False, indent=2),
+        "application/vnd.citationstyles.csl+json",
+        "json",
+    )
 
 
 WRITERS = {"bibtex": to_bibtex, "csv": to_csv, "ris": to_ris, "csljson": to_csljson}

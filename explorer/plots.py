@@ -5,9 +5,7 @@ from __future__ import annotations
 LEVEL_COLOURS = {"ops": "#2457a6", "net": "#2e8b57", "train": "#c0392b", "bg": "#8e8e8e"}
 
 
-def timeline_figure(
-    rows: list[tuple[int | None, str, int]], level_names: dict[str, str]
-) -> dict:
+def timeline_figure(rows: list[tuple[int | None, str, int]], level_names: dict[str, str]) -> dict:
     """Works per year, stacked by parallelism level. Rows are (year, level code, count);
     works without a year are left out (and counted by the caller)."""
     years = sorted({year for year, _, _ in rows if year is not None})

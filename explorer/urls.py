@@ -7,10 +7,10 @@ from rest_framework.routers import DefaultRouter
 
 from explorer import (
     api,
-    demo_api,
-    demo_views,
     costs_api,
     costs_views,
+    demo_api,
+    demo_views,
     exports,
     graph_api,
     graph_views,

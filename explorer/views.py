@@ -48,7 +48,9 @@ def work_list(request):
         "query_string": _without(request, "page"),
         "export_query": _without(request, "page", "page_size", "ordering"),
     }
-    template = "explorer/_work_results.html" if _wants_fragment(request) else "explorer/work_list.html"
+    template = (
+        "explorer/_work_results.html" if _wants_fragment(request) else "explorer/work_list.html"
+    )
     return render(request, template, context)
 
 
@@ -104,7 +106,9 @@ def work_detail(request, key: str):
 
 
 def category_list(request):
-    return render(request, "explorer/category_list.html", {"roots": Category.objects.tree_with_counts()})
+    return render(
+        request, "explorer/category_list.html", {"roots": Category.objects.tree_with_counts()}
+    )
 
 
 def author_detail(request, pk: int):
@@ -125,8 +129,12 @@ def numbers(request):
         "reference_count": Work.objects.references().count(),
         "surveyed_claimed": SURVEYED_WORKS_CLAIMED,
         "years": list(years),
-        "evidence": Assignment.objects.values_list("evidence").annotate(n=Count("work", distinct=True)).order_by("evidence"),
-        "provenance": Citation.objects.values_list("provenance").annotate(n=Count("pk")).order_by("provenance"),
+        "evidence": Assignment.objects.values_list("evidence")
+        .annotate(n=Count("work", distinct=True))
+        .order_by("evidence"),
+        "provenance": Citation.objects.values_list("provenance")
+        .annotate(n=Count("pk"))
+        .order_by("provenance"),
         "provenance_labels": dict(Provenance.choices),
         "timeline": figure,
     }

@@ -12,6 +12,8 @@ def survey(db):
 def curator(db, django_user_model):
     from django.contrib.auth.models import Group
 
-    user = django_user_model.objects.create_user("curator", password="a-long-test-password", is_staff=True)
+    user = django_user_model.objects.create_user(
+        "curator", password="a-long-test-password", is_staff=True
+    )
     user.groups.add(Group.objects.get(name="curators"))
     return user

@@ -57,10 +57,15 @@ def test_it_shows_every_change_page_to_a_curator(survey, curator_client, model, 
 def test_it_filters_works_by_level_and_evidence(survey, curator_client):
     response = curator_client.get("/admin/catalogue/work/?level=ops&evidence=confirmed")
     assert response.status_code == 200
-    assert response.context["cl"].result_count == Work.objects.filter(
-        assignments__evidence="confirmed",
-        assignments__category__code__in=Category.objects.get(code="ops").subtree_codes(),
-    ).distinct().count()
+    assert (
+        response.context["cl"].result_count
+        == Work.objects.filter(
+            assignments__evidence="confirmed",
+            assignments__category__code__in=Category.objects.get(code="ops").subtree_codes(),
+        )
+        .distinct()
+        .count()
+    )
 
 
 @pytest.mark.django_db
@@ -95,7 +100,8 @@ def test_it_imports_nothing_from_an_upload_with_errors(curator_client):
     assert b"four-digit year" in preview.content
     assert b"Import these changes" not in preview.content
     confirm = curator_client.post(
-        "/admin/catalogue/work/upload-bibtex/", {"confirm": "1", "digest": preview.context["digest"]}
+        "/admin/catalogue/work/upload-bibtex/",
+        {"confirm": "1", "digest": preview.context["digest"]},
     )
     assert confirm.status_code == 302
     assert not Work.objects.exists()

@@ -32,7 +32,10 @@ def make_work(key="existing2016", **fields):
 
 
 def test_it_splits_authors_and_flags_et_al():
-    assert bibtex.split_authors("A. Agarwal and J. C. Duchi") == (["A. Agarwal", "J. C. Duchi"], False)
+    assert bibtex.split_authors("A. Agarwal and J. C. Duchi") == (
+        ["A. Agarwal", "J. C. Duchi"],
+        False,
+    )
     assert bibtex.split_authors("M. Abadi and others") == (["M. Abadi"], True)
 
 

@@ -50,7 +50,9 @@ def test_it_loads_the_category_tree_and_evidence_levels(survey):
 
 @pytest.mark.django_db
 def test_it_loads_every_citation_edge_with_its_provenance(survey):
-    by_provenance = dict(Citation.objects.values_list("provenance").annotate(n=Count("pk")).order_by())
+    by_provenance = dict(
+        Citation.objects.values_list("provenance").annotate(n=Count("pk")).order_by()
+    )
     assert by_provenance == {
         "survey-reference-list": 269,
         "reference-list-note": 600,
@@ -60,7 +62,9 @@ def test_it_loads_every_citation_edge_with_its_provenance(survey):
     among = Citation.objects.among_references()
     assert among.values("citing", "cited").distinct().count() == 677
     assert not among.filter(evidence_source="", evidence_excerpt="").exists()
-    touched = set(among.values_list("citing", flat=True)) | set(among.values_list("cited", flat=True))
+    touched = set(among.values_list("citing", flat=True)) | set(
+        among.values_list("cited", flat=True)
+    )
     assert len(touched) == 140
 
 

@@ -238,7 +238,9 @@ def test_it_lets_a_curator_add_an_edge_with_a_token(client, small_catalogue, cur
     response = client.post("/api/citations/", body, content_type="application/json", **headers)
     assert response.status_code == 201, response.content
     self_citation = {**body, "cited": "recht2011hogwild"}
-    refused = client.post("/api/citations/", self_citation, content_type="application/json", **headers)
+    refused = client.post(
+        "/api/citations/", self_citation, content_type="application/json", **headers
+    )
     assert refused.status_code == 400
     assert "cannot cite itself" in refused.content.decode()
 
@@ -260,12 +262,15 @@ def test_it_refuses_a_cost_model_with_an_unsafe_formula(client, small_catalogue,
     assert "formula" in response.json()
 
 
-@pytest.mark.parametrize("export_format, marker", [
-    ("bibtex", "@inproceedings{lavin2016fast,"),
-    ("csv", "key,survey_ref,entry_type,title"),
-    ("ris", "TY  - CONF"),
-    ("csljson", '"type": "paper-conference"'),
-])
+@pytest.mark.parametrize(
+    "export_format, marker",
+    [
+        ("bibtex", "@inproceedings{lavin2016fast,"),
+        ("csv", "key,survey_ref,entry_type,title"),
+        ("ris", "TY  - CONF"),
+        ("csljson", '"type": "paper-conference"'),
+    ],
+)
 def test_it_exports_the_current_filter(client, small_catalogue, export_format, marker):
     response = client.get(f"/api/export/?format={export_format}&level=ops")
     assert response.status_code == 200

@@ -75,7 +75,9 @@ def load_works(path: Path) -> dict[str, Work]:
             work.full_clean(validate_unique=False, validate_constraints=False)
             (new if work.pk is None else changed).append(work)
     Work.objects.bulk_create(new)
-    Work.objects.bulk_update(changed, [f.attname for f in Work._meta.concrete_fields if not f.primary_key])
+    Work.objects.bulk_update(
+        changed, [f.attname for f in Work._meta.concrete_fields if not f.primary_key]
+    )
     works = {w.key: w for w in Work.objects.filter(key__in=[r.key for r in parsed.records])}
     set_all_authors(works, {r.key: r.authors for r in parsed.records})
     return works
@@ -147,9 +149,7 @@ def load_assignments(path: Path, works: dict[str, Work]) -> None:
 
 
 def load_citations(path: Path, works: dict[str, Work]) -> None:
-    existing = {
-        (c.citing_id, c.cited_id, c.provenance): c for c in Citation.objects.all()
-    }
+    existing = {(c.citing_id, c.cited_id, c.provenance): c for c in Citation.objects.all()}
     new = []
     for row in read_csv(path):
         citing, cited = works[row["citing"]], works[row["cited"]]
@@ -159,7 +159,9 @@ def load_citations(path: Path, works: dict[str, Work]) -> None:
         }
         citation = existing.get((citing.pk, cited.pk, row["provenance"]))
         if citation is None:
-            new.append(Citation(citing=citing, cited=cited, provenance=row["provenance"], **evidence))
+            new.append(
+                Citation(citing=citing, cited=cited, provenance=row["provenance"], **evidence)
+            )
         elif {k: getattr(citation, k) for k in evidence} != evidence:
             Citation.objects.filter(pk=citation.pk).update(**evidence)
     Citation.objects.bulk_create(new)
@@ -218,12 +220,8 @@ def load_seminal(path: Path, works: dict[str, Work]) -> None:
 
 
 def describe_catalogue() -> str:
-    evidence = dict(
-        Assignment.objects.values_list("evidence").annotate(n=Count("pk")).order_by()
-    )
-    provenance = dict(
-        Citation.objects.values_list("provenance").annotate(n=Count("pk")).order_by()
-    )
+    evidence = dict(Assignment.objects.values_list("evidence").annotate(n=Count("pk")).order_by())
+    provenance = dict(Citation.objects.values_list("provenance").annotate(n=Count("pk")).order_by())
     return (
         f"Catalogue: {Work.objects.count()} works, {Category.objects.count()} categories, "
         f"{Assignment.objects.count()} assignments {evidence}, "
