@@ -269,6 +269,7 @@ class GraphSelection:
     shown: nx.DiGraph
     total_matching: int
     in_degree: dict[str, int]
+    out_degree: dict[str, int]
     pagerank: dict[str, float]
 
     @property
@@ -295,7 +296,8 @@ def select_graph(query: Query, catalogue: CatalogueGraph, taxonomy: Taxonomy) ->
         nodes = sorted(nodes, key=lambda n: -ranks.get(n, 0.0))[:MAX_SHOWN]
     shown = view.subgraph(nodes)
     in_degree = {n: (measured.in_degree(n) if n in measured else 0) for n in shown}
-    return GraphSelection(catalogue, taxonomy, shown, total, in_degree, ranks)
+    out_degree = {n: (measured.out_degree(n) if n in measured else 0) for n in shown}
+    return GraphSelection(catalogue, taxonomy, shown, total, in_degree, out_degree, ranks)
 
 
 def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
@@ -311,7 +313,7 @@ def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
         "levels": levels,
         "categories": [taxonomy.names.get(c, c) for c in codes],
         "in_degree": selection.in_degree.get(key, 0),
-        "out_degree": selection.shown.out_degree(key),
+        "out_degree": selection.out_degree.get(key, 0),
         "pagerank": round(selection.pagerank.get(key, 0.0), 4),
         "url": reverse("work-detail", args=[key]),
     }

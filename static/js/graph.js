@@ -18,7 +18,7 @@
     var lines = ["<b>" + escapeHtml(node.title) + "</b>"];
     lines.push((node.year || "year unknown") + (node.survey_ref ? " · survey ref. [" + node.survey_ref + "]" : ""));
     lines.push(node.categories.length ? escapeHtml(node.categories.join("; ")) : "no category");
-    lines.push("cited by " + node.in_degree + " · cites " + node.out_degree + " (in this view) · PageRank " + node.pagerank.toFixed(4));
+    lines.push("cited by " + node.in_degree + " · cites " + node.out_degree + " recorded references · PageRank " + node.pagerank.toFixed(4));
     return lines.join("<br>");
   }
 
