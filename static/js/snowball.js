@@ -20,7 +20,8 @@
       height: 340, margin: { l: 50, r: 60, t: 20, b: 40 },
       yaxis: { title: { text: "new works" }, rangemode: "tozero" },
       yaxis2: { title: { text: "cumulative coverage" }, overlaying: "y", side: "right", range: [0, 100],
-        tickvals: [0, 25, 50, 75, 100], ticksuffix: "%", showgrid: false },
+        tickmode: "array", tickvals: [0, 25, 50, 75, 100],
+        ticktext: ["0%", "25%", "50%", "75%", "100%"], showgrid: false },
       legend: { orientation: "h", y: 1.12 },
     };
     Plotly.newPlot(element, traces, layout, { responsive: true, displaylogo: false });
