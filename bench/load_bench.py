@@ -1,0 +1,713 @@
+"""Load benchmark: mixed browsing, API and demo traffic against gunicorn with production settings.
+
+    python -m bench.load_bench                        # 60 s of load, then the throttling check
+    python -m bench.load_bench --seconds 30 --baseline-seconds 20
+    python -m bench.load_bench --demo-nice 10         # experiment: demo workers at nice 10
+
+Builds a fresh SQLite file with the real survey (`migrate` + `load_survey`) and collects the static
+files, both in a temporary directory, then starts gunicorn on a free loopback port with production
+settings (DEBUG=false, SECURE_SSL_REDIRECT=false, throttling rates raised so that they do not
+distort the measurement). `--clients` threads browse the pages and call the API, with a new
+connection per request and no think time (a closed loop), while `--demo-clients` threads keep the
+demo run slots saturated with fresh seeds. Prints throughput and p50/p95/p99 latencies per group,
+errors, demo outcomes and where the CPU went. A second, short phase restarts the server at the
+default throttling rates and checks that the API and demo runs do answer 429. Every server is
+stopped at the end, on error too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from collections import Counter, defaultdict
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from bench import synthetic
+from bench.browse_bench import BIN, DATA, REPO, Server, Timing, free_port, running
+
+# Default runtime through the runner about 0.6-1.2 s on this machine (bench/demos_bench.py).
+DEMO_SLUGS = ["large-minibatch", "model-parallel", "gossip-averaging", "consistency-sgd"]
+DEMO_BUSY_PAUSE = 0.2  # s: a demo client retries this soon after a 429, to keep the slots full
+HIGH_RATE = "1000000/minute"
+REQUEST_TIMEOUT = 60.0
+TARGET_BROWSE_P95_MS = 200.0
+
+WORKS_FILTERS = [
+    {},
+    {"level": "train"},
+    {"level": "ops", "year_min": "2014"},
+    {"q": "gradient"},
+    {"category": "train-cons-async"},
+    {"evidence": "confirmed", "ordering": "-year"},
+    {"level": "net", "q": "parallel", "year_min": "2012"},
+    {"year_min": "2016", "year_max": "2018", "ordering": "title"},
+]
+CITATION_FILTERS = [{}, {"page": "2"}, {"provenance": "reference-list-note"}]
+
+
+@dataclass
+class Outcome:
+    group: str  # "pages", "api" or "demos"
+    kind: str  # the path without its variable part, e.g. "/works/<key>/"
+    status: int  # 0: connection error or timeout
+    seconds: float
+    note: str = ""  # an error's message, a 429's reason, "cached" for a cached demo result
+    run_seconds: float = 0.0  # a demo run's own time (elapsed_s: worker start-up and run)
+
+
+PAGE_KINDS = [
+    "/",
+    "/works/?<filter>",
+    "/works/<key>/",
+    "/categories/",
+    "/graph/",
+    "/costs/",
+    "/techniques/",
+    "/demos/",
+]
+API_KINDS = [
+    "/api/works/?<filter>",
+    "/api/works/<key>/",
+    "/api/categories/",
+    "/api/citations/",
+    "/api/graph/?format=json",
+    "/api/cost-models/<id>/evaluate/",
+]
+
+
+@dataclass
+class TrafficPlan:
+    """What the browsing clients ask for: the API with probability `api_share`, else a page; a
+    kind of request picked uniformly within its group, then its variable part (a work key, a
+    filter, a cost model's variables). `only`: the kinds to keep (an experiment), empty: all."""
+
+    keys: list[str]
+    cost_models: list[dict]
+    api_share: float = 0.4
+    only: frozenset[str] = frozenset()
+
+    def kinds(self, group: str) -> list[str]:
+        kinds = PAGE_KINDS if group == "pages" else API_KINDS
+        return [kind for kind in kinds if not self.only or kind in self.only]
+
+    def pick(self, rng: random.Random) -> tuple[str, str, str]:
+        api = rng.random() < self.api_share
+        group = "api" if api and self.kinds("api") or not self.kinds("pages") else "pages"
+        kind = rng.choice(self.kinds(group))
+        return group, kind, self.path(kind, rng)
+
+    def path(self, kind: str, rng: random.Random) -> str:
+        if kind.endswith("?<filter>"):
+            return kind.removesuffix("?<filter>") + query(rng.choice(WORKS_FILTERS))
+        if "<key>" in kind:
+            return kind.replace("<key>", rng.choice(self.keys))
+        if kind == "/api/citations/":
+            return kind + query(rng.choice(CITATION_FILTERS))
+        if "<id>" in kind:
+            return self.evaluate_path(rng)
+        return kind
+
+    def evaluate_path(self, rng: random.Random) -> str:
+        model = rng.choice(self.cost_models)
+        values = {}
+        for variable in model["variables"]:
+            scaled = variable["default"] * rng.choice([1, 2, 4])
+            values[variable["name"]] = str(min(scaled, variable["max"]))
+        return f"/api/cost-models/{model['id']}/evaluate/" + query(values)
+
+
+def query(params: dict[str, str]) -> str:
+    return "?" + urllib.parse.urlencode(params) if params else ""
+
+
+def send(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes, dict]:
+    """One request on a new connection (as a browser behind no proxy, or urllib, would)."""
+    headers = {"Accept": "text/html" if not path.startswith("/api/") else "application/json"}
+    headers["Connection"] = "close"
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT)
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read(), dict(response.getheaders())
+    finally:
+        conn.close()
+
+
+def timed(port: int, group: str, kind: str, method: str, path: str, body=None) -> Outcome:
+    started = time.perf_counter()
+    try:
+        status, content, _ = send(port, method, path, body)
+    except (OSError, http.client.HTTPException) as error:
+        return Outcome(group, kind, 0, time.perf_counter() - started, f"{path}: {error!r}")
+    seconds = time.perf_counter() - started
+    if status == 429:
+        return Outcome(group, kind, status, seconds, throttle_reason(content))
+    if status != 200:
+        return Outcome(group, kind, status, seconds, f"{path}: {content[:200]!r}")
+    if group == "demos":
+        run = json.loads(content)
+        note = "cached" if run["cached"] else ""
+        return Outcome(group, kind, status, seconds, note, run_seconds=run["elapsed_s"])
+    return Outcome(group, kind, status, seconds)
+
+
+def throttle_reason(content: bytes) -> str:
+    """DRF's throttle says "Request was throttled"; the demo runner says its slots are busy."""
+    return "throttled" if b"throttled" in content else "busy"
+
+
+# The clients ------------------------------------------------------------------------------------
+
+
+def browse_client(
+    port: int, plan: TrafficPlan, seed: int, deadline: float, max_requests: int, think: float
+) -> list[Outcome]:
+    rng = random.Random(seed)
+    outcomes = []
+    for _ in range(max_requests):
+        if time.monotonic() >= deadline:
+            break
+        group, kind, path = plan.pick(rng)
+        outcomes.append(timed(port, group, kind, "GET", path))
+        if think:
+            time.sleep(rng.expovariate(1 / think))
+    return outcomes
+
+
+def demo_client(port: int, seeds, deadline: float, max_requests: int) -> list[Outcome]:
+    """POST demo runs with fresh seeds (a seed is never asked twice, so nothing comes from the
+    result cache); after a 429 (all slots busy) try again soon, so that the slots stay full."""
+    outcomes = []
+    for _ in range(max_requests):
+        if time.monotonic() >= deadline:
+            break
+        seed = next(seeds)
+        slug = DEMO_SLUGS[seed % len(DEMO_SLUGS)]
+        body = json.dumps({"params": {"seed": seed}}).encode()
+        outcome = timed(port, "demos", slug, "POST", f"/api/demos/{slug}/run/", body)
+        outcomes.append(outcome)
+        if outcome.status != 200:
+            time.sleep(DEMO_BUSY_PAUSE)
+    return outcomes
+
+
+class Seeds:
+    """Thread-safe fresh seeds."""
+
+    def __init__(self, start: int):
+        self._next = start
+        self._lock = threading.Lock()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> int:
+        with self._lock:
+            self._next += 1
+            return self._next
+
+
+def run_clients(targets: list) -> list[Outcome]:
+    """Run each callable in its own thread; every outcome, once all have returned."""
+    results: list[list[Outcome]] = [[] for _ in targets]
+
+    def call(index: int) -> None:
+        results[index] = targets[index]() or []
+
+    threads = [threading.Thread(target=call, args=(i,), daemon=True) for i in range(len(targets))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [outcome for result in results for outcome in result]
+
+
+# CPU accounting ---------------------------------------------------------------------------------
+
+
+@dataclass
+class CpuSample:
+    machine_busy: float  # CPU seconds, all processes, since boot
+    web: float  # gunicorn workers' own CPU seconds
+    demos: float  # CPU seconds of the workers' reaped children: the demo subprocesses
+    bench: float  # this process (the load generator)
+    at: float
+
+
+def cpu_sample(pid_file: Path) -> CpuSample:
+    tick = os.sysconf("SC_CLK_TCK")
+    with open("/proc/stat") as stat:
+        fields = [int(x) for x in stat.readline().split()[1:]]
+    busy = (sum(fields[:8]) - fields[3] - fields[4]) / tick  # minus idle and iowait
+    web = demos = 0.0
+    master = int(pid_file.read_text().strip())
+    for pid in child_pids(master):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                after_name = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        utime, stime, cutime, cstime = (int(x) for x in after_name[11:15])
+        web += (utime + stime) / tick
+        demos += (cutime + cstime) / tick
+    times = os.times()
+    return CpuSample(busy, web, demos, times.user + times.system, time.monotonic())
+
+
+def child_pids(parent: int) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == parent:
+            pids.append(int(entry))
+    return pids
+
+
+def cpu_lines(before: CpuSample, after: CpuSample, requests: int) -> list[str]:
+    """Where the CPU went; `requests`: the pages and API requests served, for the web CPU each."""
+    wall = after.at - before.at
+    cores = os.cpu_count() or 1
+    spent = {
+        "gunicorn workers (web)": after.web - before.web,
+        "demo subprocesses": after.demos - before.demos,
+        "load generator (this process)": after.bench - before.bench,
+    }
+    machine = after.machine_busy - before.machine_busy
+    spent["everything else on the machine"] = max(0.0, machine - sum(spent.values()))
+    lines = [f"CPU over {wall:.0f} s on {cores} cores ({wall * cores:.0f} core-seconds available):"]
+    for name, seconds in spent.items():
+        lines.append(f"  {name:<32} {seconds:7.1f} core-s  {seconds / wall:5.2f} cores")
+    lines.append(f"  {'machine busy':<32} {machine:7.1f} core-s  {machine / wall:5.2f} cores")
+    if requests:
+        web_ms = spent["gunicorn workers (web)"] / requests * 1000
+        lines.append(f"  web CPU per page or API request: {web_ms:.0f} ms on average")
+    return lines
+
+
+# The server -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Setup:
+    db: Path
+    static_root: Path
+    site_dir: Path | None  # a sitecustomize.py that renices the demo workers (experiment)
+
+
+def prepare(tmp: Path, demo_nice: int) -> Setup:
+    """A fresh database with the real survey, and the static files collected, side by side."""
+    db = tmp / "load.sqlite3"
+    setup = Setup(db, tmp / "static", None)
+    started = time.perf_counter()
+    collect = subprocess.Popen(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        cwd=REPO,
+        env=server_env(setup, high_rates=True, demo_slots=None),
+    )
+    try:
+        synthetic.manage(db, "migrate", "--noinput", "-v", "0")
+        synthetic.manage(db, "load_survey", "-v", "0")
+        if collect.wait(timeout=300) != 0:
+            raise RuntimeError(f"collectstatic failed ({collect.returncode})")
+    finally:
+        if collect.poll() is None:
+            collect.kill()
+            collect.wait()
+    if demo_nice:
+        setup.site_dir = tmp / "site"
+        setup.site_dir.mkdir()
+        (setup.site_dir / "sitecustomize.py").write_text(
+            "import os, sys\n"
+            "if 'explorer.demos.worker' in getattr(sys, 'orig_argv', ()):\n"
+            f"    os.nice({demo_nice})\n"
+        )
+    print(f"database and static files ready in {time.perf_counter() - started:.0f} s", flush=True)
+    return setup
+
+
+def server_env(setup: Setup, high_rates: bool, demo_slots: int | None) -> dict[str, str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("API_ANON_RATE", "DEMO_RUN_RATE", "DEMO_MAX_CONCURRENT", "PYTHONPATH")
+    }
+    env |= {
+        "DATABASE_URL": f"sqlite:///{setup.db}",
+        "SECRET_KEY": "load-bench-not-secret-" + "x" * 40,
+        "DEBUG": "false",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "false",
+        "STATIC_ROOT": str(setup.static_root),
+        "LOG_LEVEL": "WARNING",
+    }
+    if high_rates:
+        env |= {"API_ANON_RATE": HIGH_RATE, "DEMO_RUN_RATE": HIGH_RATE}
+    if demo_slots:
+        env["DEMO_MAX_CONCURRENT"] = str(demo_slots)
+    if setup.site_dir:
+        env["PYTHONPATH"] = str(setup.site_dir)
+    return env
+
+
+@contextmanager
+def gunicorn(setup: Setup, args, name: str, high_rates: bool):
+    port = free_port()
+    pid_file = setup.db.parent / f"{name}.pid"
+    command = [str(BIN / "gunicorn"), "explorer.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    command += ["--worker-class", args.worker_class, "--workers", str(args.workers)]
+    if args.worker_class == "gthread":
+        command += ["--threads", str(args.threads)]
+    command += ["--log-level", "warning", "--timeout", "120", "--pid", str(pid_file)]
+    env = server_env(setup, high_rates, args.demo_slots)
+    with running(name, command, env, port, "/api/categories/") as server:
+        yield server, pid_file
+
+
+def discover(server: Server, seed: int) -> TrafficPlan:
+    """Work keys and cost models to ask for, from the API itself."""
+    keys = [work["key"] for work in server.json("/api/works/?page_size=500")["results"]]
+    models = [m for m in server.json("/api/cost-models/") if m["variables"]]
+    rng = random.Random(seed)
+    return TrafficPlan(rng.sample(keys, min(30, len(keys))), models)
+
+
+def warm_up(server: Server, plan: TrafficPlan, rounds: int = 2) -> None:
+    """Every kind of request a few times, untimed: each worker process fills its caches."""
+    rng = random.Random(0)
+    for _ in range(rounds):
+        for kind in PAGE_KINDS + API_KINDS:
+            path = plan.path(kind, rng)
+            status = send(server.port, "GET", path)[0]
+            if status != 200:
+                raise RuntimeError(f"warm-up GET {path}: {status}")
+
+
+# Phases -----------------------------------------------------------------------------------------
+
+
+def load_phase(
+    server: Server, pid_file: Path, plan: TrafficPlan, args, seconds: float, demo_clients: int
+) -> tuple[list[Outcome], float, list[str]]:
+    deadline = time.monotonic() + seconds
+    seeds = Seeds(random.Random(args.seed).randrange(1_000_000, 1_000_000_000))
+    targets = [
+        lambda i=i: browse_client(
+            server.port, plan, args.seed * 1000 + i, deadline, args.max_requests, args.think
+        )
+        for i in range(args.clients)
+    ]
+    targets += [
+        lambda: demo_client(server.port, seeds, deadline, args.max_requests)
+        for _ in range(demo_clients)
+    ]
+    before = cpu_sample(pid_file)
+    started = time.monotonic()
+    outcomes = run_clients(targets)
+    elapsed = time.monotonic() - started
+    served = sum(1 for o in outcomes if o.group != "demos")
+    return outcomes, elapsed, cpu_lines(before, cpu_sample(pid_file), served)
+
+
+@dataclass
+class Burst:
+    """One throttling case: `clients` threads send the same request, no pause, until enough
+    throttled 429s have come back (or `cap` requests, or the deadline)."""
+
+    label: str
+    method: str
+    path: str
+    body: bytes | None
+    clients: int
+    cap: int
+    enough: int = 50
+    seen: list[tuple[int, str, str]] = field(default_factory=list)  # status, reason, Retry-After
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def done(self, deadline: float) -> bool:
+        with self.lock:
+            throttled = sum(1 for _, reason, _ in self.seen if reason == "throttled")
+            return (
+                time.monotonic() >= deadline
+                or len(self.seen) >= self.cap
+                or (throttled >= self.enough)
+            )
+
+    def client(self, port: int, deadline: float) -> None:
+        while not self.done(deadline):
+            try:
+                status, content, headers = send(port, self.method, self.path, self.body)
+            except (OSError, http.client.HTTPException):
+                status, content, headers = 0, b"", {}
+            reason = throttle_reason(content) if status == 429 else ""
+            with self.lock:
+                self.seen.append((status, reason, headers.get("Retry-After", "")))
+
+    def summary(self) -> str:
+        statuses = Counter(
+            f"429 {reason}" if status == 429 else str(status) for status, reason, _ in self.seen
+        )
+        first = next((i for i, (_, r, _) in enumerate(self.seen) if r == "throttled"), None)
+        retry = sorted({retry for _, reason, retry in self.seen if reason == "throttled"})
+        verdict = "throttled as expected" if first is not None else "NO 429 within the time bound"
+        return (
+            f"  {self.label}: {len(self.seen)} requests {dict(sorted(statuses.items()))}; "
+            f"first throttled 429 after {first if first is not None else '-'} requests; "
+            f"Retry-After {', '.join(retry) or '-'} s -> {verdict}"
+        )
+
+
+def throttle_phase(server: Server, seconds: float, evaluate: str) -> list[str]:
+    """At the default rates, hammer a cheap API endpoint (`evaluate`, a cost model's evaluation),
+    then demo runs (one fixed seed, run once first so that the burst is served from the result
+    cache), until throttled."""
+    body = json.dumps({"params": {"seed": 7}}).encode()
+    demo_path = f"/api/demos/{DEMO_SLUGS[0]}/run/"
+    bursts = [
+        Burst(f"API GET {evaluate}", "GET", evaluate, None, clients=8, cap=4000),
+        Burst("demo run POST (cached result)", "POST", demo_path, body, clients=4, cap=800),
+    ]
+    send(server.port, "POST", demo_path, body)
+    for burst in bursts:
+        deadline = time.monotonic() + seconds
+        client = partial(burst.client, server.port, deadline)
+        run_clients([client] * burst.clients)
+    return [burst.summary() for burst in bursts]
+
+
+# Report -----------------------------------------------------------------------------------------
+
+
+def is_error(outcome: Outcome) -> bool:
+    if outcome.group == "demos":
+        return outcome.status not in (200, 429)
+    return outcome.status != 200
+
+
+def report(outcomes: list[Outcome], elapsed: float, title: str) -> list[str]:
+    groups = {"browse pages": "pages", "API": "api", "demo runs": "demos"}
+    rows = [(name, [o for o in outcomes if o.group == group]) for name, group in groups.items()]
+    rows.append(
+        ("demo runs (200 only)", [o for o in outcomes if o.group == "demos" and o.status == 200])
+    )
+    rows.append(("overall", outcomes))
+    header = (
+        f"| {'group':<20} | {'n':>6} | {'req/s':>6} | {'p50 ms':>7} | {'p95 ms':>7} "
+        f"| {'p99 ms':>7} | {'errors':>6} |"
+    )
+    lines = [
+        f"{title} ({elapsed:.1f} s)",
+        header,
+        "|" + "|".join("-" * len(p) for p in header.split("|")[1:-1]) + "|",
+    ]
+    for name, selected in rows:
+        if not selected:
+            lines.append(
+                f"| {name:<20} | {0:>6} | {'-':>6} | {'-':>7} | {'-':>7} | {'-':>7} | {'-':>6} |"
+            )
+            continue
+        timing = Timing([o.seconds for o in selected])
+        errors = sum(1 for o in selected if is_error(o))
+        lines.append(
+            f"| {name:<20} | {len(selected):>6} | {len(selected) / elapsed:>6.1f} | "
+            f"{timing.percentile(50):>7.1f} | {timing.percentile(95):>7.1f} | "
+            f"{timing.percentile(99):>7.1f} | {errors:>6} |"
+        )
+    return lines
+
+
+def error_lines(outcomes: list[Outcome]) -> list[str]:
+    errors = [o for o in outcomes if is_error(o)]
+    kinds = Counter(
+        "connection error or timeout"
+        if o.status == 0
+        else "5xx"
+        if o.status >= 500
+        else "429 outside demo runs"
+        if o.status == 429
+        else f"unexpected {o.status}"
+        for o in errors
+    )
+    lines = [f"errors: {sum(kinds.values())} {dict(kinds) if kinds else ''}".rstrip()]
+    for outcome in errors[:5]:
+        lines.append(f"  e.g. {outcome.group} {outcome.status}: {outcome.note[:200]}")
+    return lines
+
+
+def demo_outcome(outcome: Outcome) -> str:
+    if outcome.status == 200:
+        return "200 cached" if outcome.note == "cached" else "200"
+    if outcome.status == 429:
+        return f"429 {outcome.note}"
+    return f"other {outcome.status}"
+
+
+def demo_lines(outcomes: list[Outcome], elapsed: float, slots: int) -> list[str]:
+    """Outcomes, and how full the slots were: the runs' own time (worker start-up + run, from
+    the responses) over the slots' time."""
+    demos = [o for o in outcomes if o.group == "demos"]
+    ok = [o for o in demos if o.status == 200]
+    counts = Counter(demo_outcome(o) for o in demos)
+    busy = sum(o.run_seconds for o in ok)
+    lines = [
+        f"demo outcomes: {', '.join(f'{k}: {n}' for k, n in sorted(counts.items()))}",
+        f"  {len(ok) / elapsed:.2f} runs/s; the {slots} slots ran demos "
+        f"{busy / (slots * elapsed):.0%} of the time",
+    ]
+    by_slug = defaultdict(list)
+    for outcome in ok:
+        by_slug[outcome.kind].append(outcome)
+    for slug, runs in sorted(by_slug.items()):
+        request = Timing([o.seconds for o in runs])
+        run = Timing([o.run_seconds for o in runs])
+        lines.append(
+            f"  {slug:<18} n={len(runs):>3}  run p50 {run.p50:5.0f} ms  request p50 "
+            f"{request.p50:5.0f} ms, p95 {request.p95:5.0f} ms"
+        )
+    return lines
+
+
+def kind_lines(outcomes: list[Outcome]) -> list[str]:
+    by_kind: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for outcome in outcomes:
+        if outcome.group != "demos":
+            by_kind[(outcome.group, outcome.kind)].append(outcome.seconds)
+    lines = [f"  {'group':<6} {'kind':<34} {'n':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7}"]
+    for (group, kind), seconds in sorted(by_kind.items()):
+        timing = Timing(seconds)
+        lines.append(
+            f"  {group:<6} {kind:<34} {len(seconds):>5} {timing.p50:>7.1f} {timing.p95:>7.1f} "
+            f"{max(seconds) * 1000:>7.1f}"
+        )
+    return lines
+
+
+def verdicts(outcomes: list[Outcome]) -> list[str]:
+    errors = sum(1 for o in outcomes if is_error(o))
+    pages = Timing([o.seconds for o in outcomes if o.group == "pages"])
+    p95 = pages.p95 if pages.n else float("nan")
+    return [
+        f"target 0 errors: {errors} -> {'met' if errors == 0 else 'MISSED'}",
+        f"target browse pages p95 < {TARGET_BROWSE_P95_MS:.0f} ms while demos saturate: "
+        f"{p95:.1f} ms -> {'met' if p95 < TARGET_BROWSE_P95_MS else 'MISSED'}",
+    ]
+
+
+def load_average() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def measured_phase(
+    server: Server, pid_file: Path, plan: TrafficPlan, args, title: str, seconds: float, demos: int
+) -> list[str]:
+    print(f"{title}: {args.clients} clients + {demos} demo clients for {seconds:.0f} s", flush=True)
+    outcomes, elapsed, cpu = load_phase(server, pid_file, plan, args, seconds, demos)
+    lines = report(outcomes, elapsed, title) + error_lines(outcomes)
+    if demos:
+        lines += demo_lines(outcomes, elapsed, args.demo_slots or 2)
+    lines += ["per kind of request:", *kind_lines(outcomes), *cpu]
+    lines += [f"load average after: {load_average()}"]
+    if demos:
+        lines += verdicts(outcomes)
+    return lines
+
+
+def parse_args(argv: list[str] | None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="load phase (at most 60)")
+    parser.add_argument("--clients", type=int, default=20, help="browsing + API clients")
+    parser.add_argument("--demo-clients", type=int, default=3)
+    parser.add_argument("--api-share", type=float, default=0.4, help="share of API requests")
+    parser.add_argument(
+        "--only", default="", help="experiment: keep only these kinds, comma-separated"
+    )
+    parser.add_argument("--think", type=float, default=0.0, help="mean pause between requests, s")
+    parser.add_argument("--max-requests", type=int, default=20_000, help="per client")
+    parser.add_argument("--worker-class", default="gthread", choices=["gthread", "sync"])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=8, help="per gthread worker")
+    parser.add_argument("--demo-slots", type=int, help="DEMO_MAX_CONCURRENT (default: the app's)")
+    parser.add_argument(
+        "--demo-nice", type=int, default=0, help="experiment: run demo workers at this niceness"
+    )
+    parser.add_argument(
+        "--baseline-seconds", type=float, default=0.0, help="first, this long without demo runs"
+    )
+    parser.add_argument("--throttle-seconds", type=float, default=25.0, help="per throttling case")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    args.seconds = min(args.seconds, 60.0)
+    args.baseline_seconds = min(args.baseline_seconds, 60.0)
+    return args
+
+
+def describe(args) -> str:
+    threads = f" x {args.threads} threads" if args.worker_class == "gthread" else ""
+    nice = f"; demo workers at nice {args.demo_nice}" if args.demo_nice else ""
+    only = f"; only {args.only}" if args.only else ""
+    return (
+        f"gunicorn {args.worker_class}, {args.workers} workers{threads}; "
+        f"DEMO_MAX_CONCURRENT={args.demo_slots or 2}{nice}; {args.clients} clients "
+        f"({args.api_share:.0%} API), think time {args.think:g} s; "
+        f"{args.demo_clients} demo clients{only}"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    print(f"load average {load_average()} on {os.cpu_count()} cores", flush=True)
+    DATA.mkdir(parents=True, exist_ok=True)
+    sections: list[list[str]] = []
+    with tempfile.TemporaryDirectory(prefix="load-bench-") as tmp:
+        setup = prepare(Path(tmp), args.demo_nice)
+        with gunicorn(setup, args, "gunicorn-load", high_rates=True) as (server, pid_file):
+            plan = discover(server, args.seed)
+            plan.api_share = args.api_share
+            plan.only = frozenset(filter(None, args.only.split(",")))
+            warm_up(server, plan)
+            print(f"{describe(args)}; warmed up; load average {load_average()}", flush=True)
+            phases = [
+                ("baseline: browsing + API, no demo runs", args.baseline_seconds, 0),
+                ("load: browsing + API + demo runs", args.seconds, args.demo_clients),
+            ]
+            for title, seconds, demos in phases:
+                if seconds:
+                    sections.append(
+                        measured_phase(server, pid_file, plan, args, title, seconds, demos)
+                    )
+        print("throttling at the default rates", flush=True)
+        evaluate = f"/api/cost-models/{plan.cost_models[0]['id']}/evaluate/"
+        with gunicorn(setup, args, "gunicorn-throttle", high_rates=False) as (server, _):
+            throttle = throttle_phase(server, args.throttle_seconds, evaluate)
+    print()
+    print(describe(args))
+    for section in sections:
+        print("\n".join(section))
+        print()
+    print("throttling at the default rates (API_ANON_RATE 600/minute, DEMO_RUN_RATE 60/minute):")
+    print("\n".join(throttle))
+    print(f"\nwhole run {time.perf_counter() - started:.0f} s; load average {load_average()}")
+
+
+if __name__ == "__main__":
+    main()
