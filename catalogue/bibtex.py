@@ -45,6 +45,8 @@ MAX_FIELD_LENGTHS = {
     "url": 500,
     "arxiv_id": 40,
 }
+# What only the LaTeX parser can turn into text: commands, ties, dashes, quotes, math.
+LATEX_MARKUP = re.compile(r"[\\~$]|--|``|''")
 # Authors are split on "and" at brace depth zero; "others" is BibTeX for "et al.".
 AND_SPLIT = re.compile(r"\s+and\s+", re.IGNORECASE)
 
@@ -247,8 +249,9 @@ def write_bibtex(records: Iterable[WorkRecord]) -> str:
 @lru_cache(maxsize=4096)
 def display_text(value: str) -> str:
     """BibTeX text for people: LaTeX accents decoded, protective braces dropped."""
-    if "\\" not in value and "{" not in value:
-        return value
+    if not LATEX_MARKUP.search(value):
+        # Plain text with protective braces at most: no need for the (slow) LaTeX parser.
+        return value.replace("{", "").replace("}", "").strip()
     return LatexNodes2Text().latex_to_text(value).strip()
 
 

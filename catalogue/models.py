@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
-from django.db import connection, models
+from django.db import models
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 
@@ -326,33 +326,24 @@ class CategoryQuerySet(models.QuerySet):
 
 
 def _subtree_work_counts(nodes: list[Category], works: models.QuerySet | None) -> dict[int, int]:
-    """Category pk -> distinct works assigned to it or to any descendant, in one grouped query.
+    """Category pk -> distinct works assigned to it or to any descendant, from one query.
 
-    The tree's (ancestor, descendant) pairs go in as a VALUES list, so that the assignments are
-    scanned once for every node together (works on SQLite and PostgreSQL alike).
+    The (category, work) pairs are read once and rolled up the tree here: measured on 100,000
+    works, this beats both one COUNT(DISTINCT) per node and a grouped join over a closure table,
+    which SQLite plans as a nested loop (bench/browse_bench.py).
     """
-    pairs = [(node.pk, descendant) for node in nodes for descendant in _subtree_pks(node)]
-    if not pairs:
-        return {}
-    # Primary keys are integers from the database, written in directly: typed the same way on
-    # both backends (untyped VALUES parameters would be text on PostgreSQL).
-    closure = ", ".join(f"({int(ancestor)}, {int(descendant)})" for ancestor, descendant in pairs)
-    params: list[object] = []
-    where = ""
+    ancestors_of: dict[int, list[int]] = {}
+    for node in nodes:
+        for descendant in _subtree_pks(node):
+            ancestors_of.setdefault(descendant, []).append(node.pk)
+    pairs = Assignment.objects.order_by()
     if works is not None:
-        works_sql, works_params = works.order_by().values("pk").query.sql_with_params()
-        where = f"WHERE a.work_id IN ({works_sql})"
-        params.extend(works_params)
-    sql = (
-        f"WITH closure(ancestor_id, descendant_id) AS (VALUES {closure}) "
-        "SELECT closure.ancestor_id, COUNT(DISTINCT a.work_id) "
-        f"FROM {Assignment._meta.db_table} a "
-        "JOIN closure ON closure.descendant_id = a.category_id "
-        f"{where} GROUP BY closure.ancestor_id"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return dict(cursor.fetchall())
+        pairs = pairs.filter(work__in=works.order_by().values("pk"))
+    works_under: dict[int, set[int]] = {node.pk: set() for node in nodes}
+    for category_id, work_id in pairs.values_list("category_id", "work_id").iterator(2000):
+        for ancestor in ancestors_of.get(category_id, ()):
+            works_under[ancestor].add(work_id)
+    return {pk: len(work_ids) for pk, work_ids in works_under.items()}
 
 
 def _subtree_pks(node: Category) -> list[int]:

@@ -18,6 +18,31 @@ from explorer.demos.runner import DemoBusy, DemoLimitExceeded
 from explorer.models import DemoResult
 
 
+class DemoParamSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    type = serializers.ChoiceField(choices=["int", "float", "choice", "bool"])
+    default = serializers.JSONField()
+    min = serializers.FloatField(allow_null=True)
+    max = serializers.FloatField(allow_null=True)
+    choices = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    help = serializers.CharField()
+    unit = serializers.CharField(allow_null=True)
+
+
+class DemoSchemaSerializer(serializers.Serializer):
+    """Documents `explorer.demos.base.schema(demo)` for the OpenAPI schema."""
+
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    version = serializers.IntegerField()
+    level = serializers.CharField()
+    techniques = serializers.ListField(child=serializers.SlugField())
+    works = serializers.ListField(child=serializers.IntegerField())
+    summary = serializers.CharField()
+    look_for = serializers.CharField()
+    params = DemoParamSerializer(many=True)
+
+
 def demo_or_404(slug: str):
     if slug not in DEMOS:
         raise Http404(f"No demo {slug!r} (known: {', '.join(DEMOS)}).")
@@ -57,7 +82,7 @@ class DemoListView(APIView):
     @extend_schema(
         summary="Every micro-demo with its parameter schema (numeric bounds included)",
         operation_id="demos_list",
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: DemoSchemaSerializer(many=True)},
     )
     def get(self, request):
         return Response([schema(demo) for demo in DEMOS.values()])
@@ -69,7 +94,7 @@ class DemoDetailView(APIView):
     @extend_schema(
         summary="One micro-demo with its parameter schema",
         operation_id="demos_retrieve",
-        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+        responses={200: DemoSchemaSerializer, 404: OpenApiTypes.OBJECT},
     )
     def get(self, request, slug: str):
         return Response(schema(demo_or_404(slug)))
