@@ -77,6 +77,7 @@ def test_it_shows_a_work_with_its_evidence_and_citations(client, survey):
     assert "confirmed" in body
     assert "a missing edge does not mean" in body
     assert "@inproceedings{dean2012large," in body
+    assert "/graph/?ego=dean2012large" in body and "/snowball/?seeds=dean2012large" in body
     assert client.get("/works/no-such-work/").status_code == 404
 
 
