@@ -8,6 +8,7 @@ with defaults that are safe for local development:
 - ALLOWED_HOSTS: comma-separated (default "127.0.0.1,localhost" in development).
 - DATABASE_URL: e.g. postgres://postgres@127.0.0.1:5432/explorer (default: db.sqlite3 in the repo).
 - DEMO_MAX_CONCURRENT: how many demo runs may execute at once on this machine (default 2).
+- CACHE_URL: redis://host:port/db for a cache shared by several workers (default: in-process).
 """
 
 import os
@@ -204,12 +205,21 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-CACHES = {
-    "default": {
-        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-        "LOCATION": "survey-explorer",
+# One process: an in-memory cache. Several workers or machines: a shared one (CACHE_URL=
+# redis://127.0.0.1:6379/1), so that an edit made through one worker is seen by all (the cached
+# citation graph, throttling counts).
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL.startswith(("redis://", "rediss://")):
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
     }
-}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "survey-explorer",
+        }
+    }
 
 DEMO_MAX_CONCURRENT = int(os.environ.get("DEMO_MAX_CONCURRENT", "2"))
 
