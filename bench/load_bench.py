@@ -222,17 +222,24 @@ class Seeds:
 
 
 def run_clients(targets: list) -> list[Outcome]:
-    """Run each callable in its own thread; every outcome, once all have returned."""
+    """Run each callable in its own thread; every outcome, once all have returned. A client
+    that fails (a bug here, not a bad response) fails the run."""
     results: list[list[Outcome]] = [[] for _ in targets]
+    failures: list[BaseException] = []
 
     def call(index: int) -> None:
-        results[index] = targets[index]() or []
+        try:
+            results[index] = targets[index]() or []
+        except BaseException as error:
+            failures.append(error)
 
     threads = [threading.Thread(target=call, args=(i,), daemon=True) for i in range(len(targets))]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    if failures:
+        raise failures[0]
     return [outcome for result in results for outcome in result]
 
 
