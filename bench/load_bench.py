@@ -132,13 +132,24 @@ def query(params: dict[str, str]) -> str:
     return "?" + urllib.parse.urlencode(params) if params else ""
 
 
-def send(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes, dict]:
-    """One request on a new connection (as a browser behind no proxy, or urllib, would)."""
+def send(
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    source: str = "127.0.0.1",
+    extra: dict[str, str] | None = None,
+) -> tuple[int, bytes, dict]:
+    """One request on a new connection (as a browser behind no proxy, or urllib, would), from
+    the loopback address `source` (the server sees it as the client's address)."""
     headers = {"Accept": "text/html" if not path.startswith("/api/") else "application/json"}
     headers["Connection"] = "close"
     if body is not None:
         headers["Content-Type"] = "application/json"
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT)
+    headers |= extra or {}
+    conn = http.client.HTTPConnection(
+        "127.0.0.1", port, timeout=REQUEST_TIMEOUT, source_address=(source, 0)
+    )
     try:
         conn.request(method, path, body=body, headers=headers)
         response = conn.getresponse()
@@ -319,12 +330,13 @@ class Setup:
     db: Path
     static_root: Path
     site_dir: Path | None  # a sitecustomize.py that renices the demo workers (experiment)
+    cache_url: str = ""  # CACHE_URL: a shared cache (default: the app's, in-process)
 
 
-def prepare(tmp: Path, demo_nice: int) -> Setup:
+def prepare(tmp: Path, demo_nice: int, cache_url: str) -> Setup:
     """A fresh database with the real survey, and the static files collected, side by side."""
     db = tmp / "load.sqlite3"
-    setup = Setup(db, tmp / "static", None)
+    setup = Setup(db, tmp / "static", None, cache_url)
     started = time.perf_counter()
     collect = subprocess.Popen(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
@@ -356,7 +368,8 @@ def server_env(setup: Setup, high_rates: bool, demo_slots: int | None) -> dict[s
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in ("API_ANON_RATE", "DEMO_RUN_RATE", "DEMO_MAX_CONCURRENT", "PYTHONPATH")
+        if key
+        not in ("API_ANON_RATE", "DEMO_RUN_RATE", "DEMO_MAX_CONCURRENT", "PYTHONPATH", "CACHE_URL")
     }
     env |= {
         "DATABASE_URL": f"sqlite:///{setup.db}",
@@ -373,6 +386,8 @@ def server_env(setup: Setup, high_rates: bool, demo_slots: int | None) -> dict[s
         env["DEMO_MAX_CONCURRENT"] = str(demo_slots)
     if setup.site_dir:
         env["PYTHONPATH"] = str(setup.site_dir)
+    if setup.cache_url:
+        env["CACHE_URL"] = setup.cache_url
     return env
 
 
@@ -437,15 +452,18 @@ def load_phase(
 
 @dataclass
 class Burst:
-    """One throttling case: `clients` threads send the same request, no pause, until enough
-    throttled 429s have come back (or `cap` requests, or the deadline)."""
+    """One throttling case: `clients` threads send the same request from `source`, no pause,
+    until enough throttled 429s have come back (or `cap` requests, or the deadline). `spoof`:
+    each request with a made-up X-Forwarded-For, as any client may send."""
 
     label: str
     method: str
     path: str
     body: bytes | None
+    source: str
     clients: int
     cap: int
+    spoof: bool = False
     enough: int = 50
     seen: list[tuple[int, str, str]] = field(default_factory=list)  # status, reason, Retry-After
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -459,10 +477,16 @@ class Burst:
                 or (throttled >= self.enough)
             )
 
-    def client(self, port: int, deadline: float) -> None:
+    def client(self, port: int, deadline: float, seed: int) -> None:
+        rng = random.Random(seed)
         while not self.done(deadline):
+            extra = {}
+            if self.spoof:
+                extra["X-Forwarded-For"] = ".".join(str(rng.randrange(1, 255)) for _ in range(4))
             try:
-                status, content, headers = send(port, self.method, self.path, self.body)
+                status, content, headers = send(
+                    port, self.method, self.path, self.body, self.source, extra
+                )
             except (OSError, http.client.HTTPException):
                 status, content, headers = 0, b"", {}
             reason = throttle_reason(content) if status == 429 else ""
@@ -475,7 +499,12 @@ class Burst:
         )
         first = next((i for i, (_, r, _) in enumerate(self.seen) if r == "throttled"), None)
         retry = sorted({retry for _, reason, retry in self.seen if reason == "throttled"})
-        verdict = "throttled as expected" if first is not None else "NO 429 within the time bound"
+        if first is not None:
+            verdict = "throttled"
+        elif self.spoof:
+            verdict = "NOT THROTTLED: the client chose its throttling identity"
+        else:
+            verdict = "NO 429 within the time bound"
         return (
             f"  {self.label}: {len(self.seen)} requests {dict(sorted(statuses.items()))}; "
             f"first throttled 429 after {first if first is not None else '-'} requests; "
@@ -483,22 +512,37 @@ class Burst:
         )
 
 
-def throttle_phase(server: Server, seconds: float, evaluate: str) -> list[str]:
+def throttle_phase(server: Server, seconds: float, evaluate: str, workers: int) -> list[str]:
     """At the default rates, hammer a cheap API endpoint (`evaluate`, a cost model's evaluation),
     then demo runs (one fixed seed, run once first so that the burst is served from the result
-    cache), until throttled."""
-    body = json.dumps({"params": {"seed": 7}}).encode()
+    cache), until throttled; then the API again, each request claiming another X-Forwarded-For.
+    The requests come from a loopback address of their own (127.x.y.z), so that throttling
+    history left in a shared cache (--cache-url) by the load phase or an earlier run does not
+    count."""
+    rng = random.Random()
+    source = f"127.{rng.randrange(1, 255)}.{rng.randrange(1, 255)}.{rng.randrange(2, 255)}"
+    body = json.dumps({"params": {"seed": rng.randrange(1_000_000)}}).encode()
     demo_path = f"/api/demos/{DEMO_SLUGS[0]}/run/"
+    beyond = workers * 600 + 200  # past the limit even if each worker counts on its own
     bursts = [
-        Burst(f"API GET {evaluate}", "GET", evaluate, None, clients=8, cap=4000),
-        Burst("demo run POST (cached result)", "POST", demo_path, body, clients=4, cap=800),
+        Burst(f"API GET {evaluate}", "GET", evaluate, None, source, clients=8, cap=beyond),
+        Burst("demo run POST (cached)", "POST", demo_path, body, source, clients=4, cap=800),
+        Burst(
+            "API GET, spoofed X-Forwarded-For",
+            "GET",
+            evaluate,
+            None,
+            source,
+            clients=8,
+            cap=beyond,
+            spoof=True,
+        ),
     ]
-    send(server.port, "POST", demo_path, body)
+    send(server.port, "POST", demo_path, body, source)
     for burst in bursts:
         deadline = time.monotonic() + seconds
-        client = partial(burst.client, server.port, deadline)
-        run_clients([client] * burst.clients)
-    return [burst.summary() for burst in bursts]
+        run_clients([partial(burst.client, server.port, deadline, i) for i in range(burst.clients)])
+    return [f"  requests from {source}", *(burst.summary() for burst in bursts)]
 
 
 # Report -----------------------------------------------------------------------------------------
@@ -659,7 +703,10 @@ def parse_args(argv: list[str] | None):
     parser.add_argument(
         "--baseline-seconds", type=float, default=0.0, help="first, this long without demo runs"
     )
-    parser.add_argument("--throttle-seconds", type=float, default=25.0, help="per throttling case")
+    parser.add_argument(
+        "--cache-url", default="", help="CACHE_URL for the servers, e.g. redis://127.0.0.1:6379/9"
+    )
+    parser.add_argument("--throttle-seconds", type=float, default=20.0, help="per throttling case")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     args.seconds = min(args.seconds, 60.0)
@@ -671,6 +718,7 @@ def describe(args) -> str:
     threads = f" x {args.threads} threads" if args.worker_class == "gthread" else ""
     nice = f"; demo workers at nice {args.demo_nice}" if args.demo_nice else ""
     only = f"; only {args.only}" if args.only else ""
+    only += f"; CACHE_URL={args.cache_url}" if args.cache_url else "; in-process cache"
     return (
         f"gunicorn {args.worker_class}, {args.workers} workers{threads}; "
         f"DEMO_MAX_CONCURRENT={args.demo_slots or 2}{nice}; {args.clients} clients "
@@ -686,7 +734,7 @@ def main(argv: list[str] | None = None) -> None:
     DATA.mkdir(parents=True, exist_ok=True)
     sections: list[list[str]] = []
     with tempfile.TemporaryDirectory(prefix="load-bench-") as tmp:
-        setup = prepare(Path(tmp), args.demo_nice)
+        setup = prepare(Path(tmp), args.demo_nice, args.cache_url)
         with gunicorn(setup, args, "gunicorn-load", high_rates=True) as (server, pid_file):
             plan = discover(server, args.seed)
             plan.api_share = args.api_share
@@ -705,7 +753,7 @@ def main(argv: list[str] | None = None) -> None:
         print("throttling at the default rates", flush=True)
         evaluate = f"/api/cost-models/{plan.cost_models[0]['id']}/evaluate/"
         with gunicorn(setup, args, "gunicorn-throttle", high_rates=False) as (server, _):
-            throttle = throttle_phase(server, args.throttle_seconds, evaluate)
+            throttle = throttle_phase(server, args.throttle_seconds, evaluate, args.workers)
     print()
     print(describe(args))
     for section in sections:
