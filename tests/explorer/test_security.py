@@ -85,9 +85,14 @@ def test_it_sends_security_headers(client):
     assert response["X-Frame-Options"] == "DENY"
 
 
+def production_environment() -> dict[str, str]:
+    """This process's environment without test-only switches (the browser tests set one)."""
+    return {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+
+
 def run_production_check(*args: str, **env: str) -> subprocess.CompletedProcess:
     environment = {
-        **os.environ,
+        **production_environment(),
         "DEBUG": "false",
         "SECRET_KEY": "a-production-secret-key-that-is-long-and-random-enough-0123456789",
         "ALLOWED_HOSTS": "explorer.example.org",
@@ -134,7 +139,7 @@ def test_it_shows_no_stack_trace_and_sends_hsts_in_production(tmp_path):
         [sys.executable, "-c", PRODUCTION_PROBE],
         cwd=settings.BASE_DIR,
         env={
-            **os.environ,
+            **production_environment(),
             "DJANGO_SETTINGS_MODULE": "explorer.settings",
             "DEBUG": "false",
             "SECRET_KEY": "a-production-secret-key-that-is-long-and-random-enough-0123456789",
