@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_delete, post_migrate, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save
 
 
 def create_curators_group(sender, **kwargs) -> None:
@@ -19,10 +19,14 @@ class CatalogueConfig(AppConfig):
 
 
 def connect_graph_cache_signals(config: AppConfig) -> None:
-    # The cached citation graph holds works, their category codes and the citations.
+    # The cached citation graph and the cached anonymous responses (explorer/middleware.py)
+    # depend on every catalogue record: any write moves the catalogue to a new version.
     from catalogue.graph import bump_generation
 
-    for model_name in ("Work", "Assignment", "Category", "Citation"):
-        model = config.get_model(model_name)
-        post_save.connect(bump_generation, sender=model, dispatch_uid=f"graph-{model_name}-save")
-        post_delete.connect(bump_generation, sender=model, dispatch_uid=f"graph-{model_name}-del")
+    for model in config.get_models():
+        name = model.__name__
+        post_save.connect(bump_generation, sender=model, dispatch_uid=f"version-{name}-save")
+        post_delete.connect(bump_generation, sender=model, dispatch_uid=f"version-{name}-del")
+    for model in (config.get_model("Technique"), config.get_model("CostModel")):
+        through = model.works.through
+        m2m_changed.connect(bump_generation, sender=through, dispatch_uid=f"version-{through}")

@@ -357,8 +357,11 @@ def apply_import(plan: ImportPlan) -> None:
 
     if not plan.ok:
         raise BibtexError("the file has errors; nothing was imported")
+    from catalogue.graph import bump_generation
+
     with transaction.atomic():
         for record in plan.create:
             Work.objects.save_record(record)
         for record, _changes in plan.update:
             Work.objects.save_record(record)
+        transaction.on_commit(bump_generation)  # author lists are written in bulk

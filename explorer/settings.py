@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # Innermost, so that the middlewares above add their headers to cached responses too.
+    "explorer.middleware.AnonymousResponseCacheMiddleware",
 ]
 
 ROOT_URLCONF = "explorer.urls"

@@ -1,5 +1,14 @@
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Each test starts with an empty cache: no response, graph or throttle count carries over."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from catalogue import bibtex
+from catalogue.graph import bump_generation
 from catalogue.models import (
     Assignment,
     Author,
@@ -43,6 +44,8 @@ class Command(BaseCommand):
         try:
             with transaction.atomic():
                 load_all(fixtures)
+                # Bulk writes send no signals: say the catalogue changed, once it has.
+                transaction.on_commit(bump_generation)
         except (OSError, ValueError, KeyError, ValidationError) as error:
             raise CommandError(f"Nothing was loaded: {error}") from error
         self.stdout.write(self.style.SUCCESS(describe_catalogue()))

@@ -1,0 +1,116 @@
+"""A cache of whole responses for anonymous readers, keyed by the catalogue's version.
+
+Measured under load (bench/load_bench.py), a page costs 100-400 ms of CPU to build and the machine
+has two cores: without this, 20 readers saturate it. Every catalogue write changes the version
+(signals, plus explicit bumps after bulk writes), so a cached page is never stale. Curators,
+non-GET requests, the admin and the demos (whose runs have their own cache) are never cached.
+With several workers, set CACHE_URL so that they share the cache and the version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from rest_framework.throttling import AnonRateThrottle
+
+from catalogue.graph import graph_version
+
+CACHEABLE_PREFIXES = (
+    "/works/",
+    "/categories/",
+    "/authors/",
+    "/numbers/",
+    "/costs/",
+    "/techniques/",
+    "/graph/",
+    "/snowball/",
+    "/data-quality/",
+    "/api/works/",
+    "/api/categories/",
+    "/api/authors/",
+    "/api/citations/",
+    "/api/techniques/",
+    "/api/cost-models/",
+    "/api/costs/",
+    "/api/graph/",
+    "/api/snowball/",
+    "/api/data-quality/",
+    "/api/export/",
+)
+KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Retry-After")
+CACHE_SECONDS = 60 * 60
+MAX_CACHED_BYTES = 2 * 1024 * 1024
+
+
+def is_cacheable(request: HttpRequest) -> bool:
+    if request.method != "GET":
+        return False
+    if request.path != "/" and not request.path.startswith(CACHEABLE_PREFIXES):
+        return False
+    return not request.user.is_authenticated
+
+
+def cache_key(request: HttpRequest) -> str:
+    varying = "\n".join(
+        [
+            graph_version(),
+            request.get_full_path(),
+            request.headers.get("Accept", ""),
+            request.headers.get("X-Fragment", ""),
+            request.get_host(),
+            request.scheme,
+        ]
+    )
+    return "response:" + hashlib.sha256(varying.encode("utf-8")).hexdigest()
+
+
+def throttled(request: HttpRequest) -> HttpResponse | None:
+    """A cached API answer still counts against the anonymous rate (DRF's view would)."""
+    if not request.path.startswith("/api/"):
+        return None
+    throttle = AnonRateThrottle()
+    if throttle.allow_request(request, None):
+        return None
+    response = HttpResponse(
+        b'{"detail":"Request was throttled."}', status=429, content_type="application/json"
+    )
+    if (wait := throttle.wait()) is not None:
+        response["Retry-After"] = str(int(wait) + 1)
+    return response
+
+
+class AnonymousResponseCacheMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not is_cacheable(request):
+            return self.get_response(request)
+        key = cache_key(request)
+        if (stored := cache.get(key)) is not None:
+            return throttled(request) or self.rebuild(stored)
+        response = self.get_response(request)
+        if self.worth_storing(response):
+            headers = {name: response[name] for name in KEPT_HEADERS if name in response}
+            cache.set(key, (response.status_code, headers, response.content), CACHE_SECONDS)
+        return response
+
+    @staticmethod
+    def worth_storing(response: HttpResponse) -> bool:
+        return (
+            response.status_code == 200
+            and not response.streaming
+            and not response.cookies
+            and len(response.content) <= MAX_CACHED_BYTES
+        )
+
+    @staticmethod
+    def rebuild(stored: tuple[int, dict[str, str], bytes]) -> HttpResponse:
+        status, headers, content = stored
+        response = HttpResponse(content, status=status)
+        for name, value in headers.items():
+            response[name] = value
+        response["X-Cache"] = "hit"
+        return response
