@@ -186,6 +186,9 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
     ],
+    # How many proxies stand in front of the app: 0 means the client's own address identifies it,
+    # so a client cannot pick its throttling identity with a forged X-Forwarded-For.
+    "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_ANON_RATE", "600/minute"),
         "user": os.environ.get("API_USER_RATE", "3000/minute"),

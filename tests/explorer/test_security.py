@@ -73,6 +73,19 @@ def test_it_throttles_anonymous_api_use(client, monkeypatch):
 
 
 @pytest.mark.django_db
+def test_it_throttles_a_client_that_forges_its_forwarded_address(client, monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {**SimpleRateThrottle.THROTTLE_RATES, "anon": "2/minute"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    codes = [
+        client.get("/api/categories/", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}").status_code
+        for n in range(4)
+    ]
+    assert codes == [200, 200, 429, 429]
+
+
+@pytest.mark.django_db
 def test_it_sends_security_headers(client):
     response = client.get("/")
     csp = response["Content-Security-Policy"]
