@@ -3,7 +3,9 @@ never get a 5xx and every response conforms to the schema. Bounded: a few exampl
 
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.management import call_command
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
@@ -15,7 +17,15 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/", application).include(met
 
 @pytest.fixture
 def catalogue(db):
+    """The survey, and a database connection that outlives each request: the app is called
+    straight through WSGI, whose end-of-request signal would close the test's connection (as
+    Django's own test client prevents too)."""
     call_command("load_survey", verbosity=0)
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
 
 
 @pytest.mark.django_db
