@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from rest_framework.throttling import AnonRateThrottle
@@ -45,7 +46,7 @@ MAX_CACHED_BYTES = 2 * 1024 * 1024
 
 
 def is_cacheable(request: HttpRequest) -> bool:
-    if request.method != "GET":
+    if request.method != "GET" or not settings.RESPONSE_CACHE:
         return False
     if request.path != "/" and not request.path.startswith(CACHEABLE_PREFIXES):
         return False

@@ -226,6 +226,10 @@ else:
         }
     }
 
+# Whole responses for anonymous readers, keyed by the catalogue version (explorer/middleware.py).
+# RESPONSE_CACHE=false measures the uncached cost of every request (bench/).
+RESPONSE_CACHE = env_bool("RESPONSE_CACHE", True)
+
 DEMO_MAX_CONCURRENT = int(os.environ.get("DEMO_MAX_CONCURRENT", "2"))
 
 LOGGING = {

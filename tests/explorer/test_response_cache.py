@@ -50,3 +50,11 @@ def test_it_never_caches_for_curators(client, curator):
 def test_it_keeps_a_failed_request_out_of_the_cache(client):
     assert client.get("/works/?level=nope").status_code == 400
     assert "X-Cache" not in client.get("/works/?level=nope")
+
+
+@pytest.mark.django_db
+def test_it_can_be_switched_off(client, settings):
+    settings.RESPONSE_CACHE = False
+    make_work("first2017", title="First title")
+    client.get("/works/first2017/")
+    assert "X-Cache" not in client.get("/works/first2017/")
