@@ -13,7 +13,7 @@ import hashlib
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from rest_framework.throttling import AnonRateThrottle
 
 from catalogue.graph import graph_version
@@ -115,3 +115,29 @@ class AnonymousResponseCacheMiddleware:
             response[name] = value
         response["X-Cache"] = "hit"
         return response
+
+
+class RejectNulBytesMiddleware:
+    """A NUL byte in the path or the query string gets a 400 before any view sees it.
+
+    PostgreSQL refuses NUL in text parameters with a DataError (a 500); SQLite would quietly
+    match nothing. No key, code or search term of the catalogue contains one.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path or any(
+            "\x00" in name or any("\x00" in value for value in values)
+            for name, values in request.GET.lists()
+        ):
+            return self.refuse(request)
+        return self.get_response(request)
+
+    @staticmethod
+    def refuse(request: HttpRequest) -> HttpResponse:
+        message = "the request's path or query string contains a NUL byte (%00)"
+        if request.path.startswith("/api/"):
+            return JsonResponse({"detail": message}, status=400)
+        return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")

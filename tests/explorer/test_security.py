@@ -43,6 +43,26 @@ def test_it_refuses_anonymous_writes(client, method, url):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/citations/?cited=%C2%A2%008",
+        "/api/works/?q=a%00b",
+        "/api/works/x%00y/",
+        "/api/snowball/?seeds=a%00",
+        "/works/?q=%00",
+        "/works/x%00y/",
+        "/graph/?q%00=1",
+    ],
+)
+def test_it_refuses_a_nul_byte_in_the_path_or_query_with_a_400(client, url):
+    # PostgreSQL raises a DataError (a 500) on NUL in a text parameter.
+    response = client.get(url)
+    assert response.status_code == 400
+    assert "NUL byte" in response.content.decode()
+
+
+@pytest.mark.django_db
 def test_it_enforces_csrf_on_the_admin_forms(curator):
     client = Client(enforce_csrf_checks=True)
     client.force_login(curator)
