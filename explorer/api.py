@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from catalogue.models import Author, Category, Citation, CostModel, Provenance, Technique, Work
 from explorer import serializers
 from explorer.filters import WorkFilter
+from explorer.pagination import CountInPagePagination
 
 
 class StrictFilterMixin:
@@ -37,6 +38,7 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "key"
     lookup_value_regex = r"[A-Za-z0-9][A-Za-z0-9_.:-]*"
     filterset_class = WorkFilter
+    pagination_class = CountInPagePagination
 
     def get_queryset(self):
         works = Work.objects.for_list()

@@ -1,7 +1,10 @@
-from rest_framework.exceptions import ValidationError
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Window
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 
 MAX_PAGE_SIZE = 500
+MAX_PAGE_NUMBER = 2**40  # page * page_size must fit an SQL OFFSET (beyond: the counted path)
 
 
 class WorkPagination(PageNumberPagination):
@@ -20,3 +23,30 @@ class WorkPagination(PageNumberPagination):
                 {"page_size": f"must be a whole number between 1 and {MAX_PAGE_SIZE} (got {raw!r})"}
             )
         return int(raw)
+
+
+class CountInPagePagination(WorkPagination):
+    """Counts the matches in the page's own query (COUNT(*) OVER ()), for querysets of `values()`
+    rows. A filtered search at 100,000 works then scans the table once instead of twice: p95
+    about 100 ms -> 70 ms (bench/browse_bench.py). Same answers and errors as WorkPagination;
+    a separate count runs only when the page comes back empty, and for ?page=last."""
+
+    def paginate_queryset(self, queryset, request, view=None):
+        number = request.query_params.get(self.page_query_param, "1")
+        page_size = self.get_page_size(request)
+        if not number.isdigit() or not 1 <= int(number) <= MAX_PAGE_NUMBER // page_size:
+            return super().paginate_queryset(queryset, request, view)  # "last", or an error
+        self.request = request
+        number = int(number)
+        start = (number - 1) * page_size
+        rows = list(queryset.annotate(matches=Window(Count("pk")))[start : start + page_size])
+        paginator = Paginator(queryset, page_size)
+        # Paginator.count is a cached property: fill it from the rows, count only if there are none.
+        paginator.__dict__["count"] = rows[0]["matches"] if rows else queryset.count()
+        if not rows and number > 1:
+            message = "That page contains no results"
+            raise NotFound(self.invalid_page_message.format(page_number=number, message=message))
+        for row in rows:
+            del row["matches"]
+        self.page = Page(rows, number, paginator)
+        return rows

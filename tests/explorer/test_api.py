@@ -197,12 +197,45 @@ def test_it_lists_works_in_constant_queries(client, small_catalogue, django_asse
     # response cache (explorer/middleware.py).
     for index in range(30):
         make_work(f"extra{index}", authors=("X. Y", f"Z. {index}"), survey_ref=index + 1)
-    # 1 the `level` category by code, 2 the category tree (its subtree codes), 3 the count,
-    # 4 the page of works, 5 their authorships with authors, 6 their assignments with categories
-    with django_assert_num_queries(7):
+    # 1 the `level` category by code, 2 the category tree (its subtree codes), 3 the page of
+    # works with the count of all matches (a window), 4 their authorships with authors,
+    # 5 their assignments with categories
+    with django_assert_num_queries(6):
         client.get("/api/works/?page_size=10&level=ops")
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(6):
         client.get("/api/works/?page_size=40&level=ops")
+
+
+@pytest.mark.parametrize(
+    "page, status, keys",
+    [
+        ("1", 200, ["extra0", "extra1"]),
+        ("2", 200, ["extra2", "extra3"]),
+        ("3", 200, ["extra4"]),
+        ("last", 200, ["extra4"]),
+        ("4", 404, None),
+        ("0", 404, None),
+        ("-1", 404, None),
+        ("x", 404, None),
+        (str(10**30), 404, None),
+    ],
+)
+def test_it_counts_all_matches_on_every_page(client, db, page, status, keys):
+    for index in range(5):
+        make_work(f"extra{index}", survey_ref=index + 1)
+    response = client.get(f"/api/works/?page_size=2&page={page}")
+    assert response.status_code == status
+    if keys is not None:
+        document = response.json()
+        assert document["count"] == 5
+        assert [work["key"] for work in document["results"]] == keys
+    else:
+        assert "Invalid page" in response.json()["detail"]
+
+
+def test_it_counts_no_matches_as_zero(client, small_catalogue):
+    document = client.get("/api/works/?q=nothingmatchesthis").json()
+    assert (document["count"], document["results"], document["next"]) == (0, [], None)
 
 
 def test_it_lists_citations_with_provenance(client, small_catalogue):
