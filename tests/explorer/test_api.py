@@ -197,13 +197,18 @@ def test_it_lists_works_in_constant_queries(client, small_catalogue, django_asse
     # response cache (explorer/middleware.py).
     for index in range(30):
         make_work(f"extra{index}", authors=("X. Y", f"Z. {index}"), survey_ref=index + 1)
-    # 1 the `level` category by code, 2 the category tree (its subtree codes), 3 the page of
-    # works with the count of all matches (a window), 4 their authorships with authors,
-    # 5 their assignments with categories
-    with django_assert_num_queries(6):
+    # 1 the `level` category by code, 2 the category tree (its subtree codes), 3 the count,
+    # 4 the page of works, 5 their authorships with authors, 6 their assignments with categories
+    with django_assert_num_queries(7):
         client.get("/api/works/?page_size=10&level=ops")
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         client.get("/api/works/?page_size=40&level=ops")
+    # A search (the 30 extra works match): 1 the page of works with the count of all matches
+    # (a window), 2 their authorships with authors, 3 their assignments with categories
+    with django_assert_num_queries(4):
+        assert client.get("/api/works/?page_size=10&q=deep").json()["count"] == 30
+    with django_assert_num_queries(4):
+        client.get("/api/works/?page_size=40&q=deep")
 
 
 @pytest.mark.parametrize(
@@ -220,10 +225,11 @@ def test_it_lists_works_in_constant_queries(client, small_catalogue, django_asse
         (str(10**30), 404, None),
     ],
 )
-def test_it_counts_all_matches_on_every_page(client, db, page, status, keys):
+@pytest.mark.parametrize("search", ["", "&q=extra"])
+def test_it_counts_all_matches_on_every_page(client, db, page, status, keys, search):
     for index in range(5):
-        make_work(f"extra{index}", survey_ref=index + 1)
-    response = client.get(f"/api/works/?page_size=2&page={page}")
+        make_work(f"extra{index}", title=f"Extra {index}", survey_ref=index + 1)
+    response = client.get(f"/api/works/?page_size=2&page={page}{search}")
     assert response.status_code == status
     if keys is not None:
         document = response.json()
