@@ -14,17 +14,20 @@ from explorer.filters import WorkFilter
 from explorer.pagination import MAX_PAGE_SIZE
 
 DEFAULT_PAGE_SIZE = 50
+HOME_LIST_LIMIT = 300
 SURVEYED_WORKS_CLAIMED = 240  # FACTS.md §4, source S1: "the survey reviews 240 papers"
 
 
 def home(request):
-    levels = Category.objects.level_counts()
-    works = Work.objects.for_list()
+    # The whole survey fits (270 works); a larger catalogue lists its first works and links on.
+    works = list(Work.objects.for_list()[:HOME_LIST_LIMIT])
+    work_count = len(works) if len(works) < HOME_LIST_LIMIT else Work.objects.count()
     context = {
-        "levels": levels,
+        "levels": Category.objects.level_counts(),
         "works": works,
-        "work_count": len(works),
-        "reference_count": sum(1 for w in works if w.survey_ref),
+        "work_count": work_count,
+        "more_count": work_count - len(works),
+        "reference_count": Work.objects.filter(survey_ref__isnull=False).count(),
     }
     return render(request, "explorer/home.html", context)
 

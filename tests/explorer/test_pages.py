@@ -22,6 +22,23 @@ def test_it_shows_the_levels_and_all_270_works_on_the_home_page(client, survey):
 
 
 @pytest.mark.django_db
+def test_it_lists_the_first_works_of_a_larger_catalogue_on_the_home_page(
+    client, monkeypatch, django_assert_num_queries
+):
+    monkeypatch.setattr("explorer.views.HOME_LIST_LIMIT", 3)
+    for index in range(5):
+        make_work(f"w{index}", survey_ref=index + 1 if index < 4 else None)
+    # 1 the catalogue version (response cache), 2 the first works, 3 their authorships,
+    # 4 their assignments, 5 the count of all works, 6-7 the level counts (categories, then
+    # their works), 8 the count of references
+    with django_assert_num_queries(8):
+        response = client.get("/")
+    assert len(response.context["works"]) == 3
+    assert (response.context["work_count"], response.context["reference_count"]) == (5, 4)
+    assert "2 more on the works page" in response.content.decode()
+
+
+@pytest.mark.django_db
 def test_it_filters_the_works_page_like_the_api(client, survey):
     page = client.get("/works/?level=ops&q=convolution&page_size=100")
     api = client.get("/api/works/?level=ops&q=convolution&page_size=100").json()
