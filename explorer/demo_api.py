@@ -9,13 +9,13 @@ from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializ
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
 from explorer.demos import DEMOS
 from explorer.demos.base import DemoError, ParamError, schema
 from explorer.demos.runner import DemoBusy, DemoLimitExceeded
 from explorer.models import DemoResult
+from explorer.throttling import DemoRunThrottle
 
 
 class DemoParamSerializer(serializers.Serializer):
@@ -98,10 +98,6 @@ class DemoDetailView(APIView):
     )
     def get(self, request, slug: str):
         return Response(schema(demo_or_404(slug)))
-
-
-class DemoRunThrottle(AnonRateThrottle):
-    scope = "demo_run"
 
 
 class DemoRunView(APIView):

@@ -14,9 +14,9 @@ import hashlib
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
-from rest_framework.throttling import AnonRateThrottle
 
 from catalogue.graph import graph_version
+from explorer.throttling import AnonThrottle
 
 CACHEABLE_PREFIXES = (
     "/works/",
@@ -71,7 +71,7 @@ def throttled(request: HttpRequest) -> HttpResponse | None:
     """A cached API answer still counts against the anonymous rate (DRF's view would)."""
     if not request.path.startswith("/api/"):
         return None
-    throttle = AnonRateThrottle()
+    throttle = AnonThrottle()
     if throttle.allow_request(request, None):
         return None
     response = HttpResponse(

@@ -184,8 +184,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "explorer.pagination.WorkPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "explorer.throttling.AnonThrottle",
+        "explorer.throttling.UserThrottle",
     ],
     # How many proxies stand in front of the app: 0 means the client's own address identifies it,
     # so a client cannot pick its throttling identity with a forged X-Forwarded-For.
