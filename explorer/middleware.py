@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 
 from catalogue.graph import graph_version
@@ -90,12 +90,13 @@ class AnonymousResponseCacheMiddleware:
         if not is_cacheable(request):
             return self.get_response(request)
         key = cache_key(request)
-        if (stored := cache.get(key)) is not None:
+        responses = caches["responses"]
+        if (stored := responses.get(key)) is not None:
             return throttled(request) or self.rebuild(stored)
         response = self.get_response(request)
         if self.worth_storing(response):
             headers = {name: response[name] for name in KEPT_HEADERS if name in response}
-            cache.set(key, (response.status_code, headers, response.content), CACHE_SECONDS)
+            responses.set(key, (response.status_code, headers, response.content), CACHE_SECONDS)
         return response
 
     @staticmethod

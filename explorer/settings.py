@@ -211,20 +211,34 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# One process: an in-memory cache. Several workers or machines: a shared one (CACHE_URL=
+# One process: in-memory caches. Several workers or machines: a shared one (CACHE_URL=
 # redis://127.0.0.1:6379/1), so that an edit made through one worker is seen by all (the cached
-# citation graph, throttling counts).
+# citation graph, throttling counts). Three aliases, so that one kind of entry cannot crowd out
+# another: a client requesting many distinct URLs fills the response cache, not the throttle
+# counters (which would reset its own rate limit) nor the citation graph.
 CACHE_URL = os.environ.get("CACHE_URL", "")
+CACHE_ENTRIES = {
+    "default": 1_000,  # the citation graph and what is derived from it (catalogue/graph.py)
+    "responses": 300,  # whole pages and API answers, up to 2 MiB each (explorer/middleware.py)
+    "throttle": 100_000,  # two small counters per client (explorer/throttling.py)
+}
 if CACHE_URL.startswith(("redis://", "rediss://")):
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+        alias: {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": f"survey-explorer-{alias}",
+        }
+        for alias in CACHE_ENTRIES
     }
 else:
     CACHES = {
-        "default": {
+        alias: {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "survey-explorer",
+            "LOCATION": f"survey-explorer-{alias}",
+            "OPTIONS": {"MAX_ENTRIES": entries},
         }
+        for alias, entries in CACHE_ENTRIES.items()
     }
 
 # Whole responses for anonymous readers, keyed by the catalogue version (explorer/middleware.py).

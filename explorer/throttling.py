@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import math
 
+from django.core.cache import caches
 from rest_framework import throttling
 
 
 class SlidingWindowCounter:
     """Mixed into a DRF SimpleRateThrottle: same rates, scopes and client identification."""
+
+    @property
+    def cache(self):
+        return caches["throttle"]  # its own cache: many distinct URLs cannot crowd it out
 
     def allow_request(self, request, view) -> bool:
         if self.rate is None:
@@ -34,7 +39,10 @@ class SlidingWindowCounter:
         if self.previous * self.overlap + self.current <= self.num_requests:
             return True
         # Refused requests do not count: a client that keeps knocking is not locked out longer.
-        self.cache.decr(current_key)
+        try:
+            self.cache.decr(current_key)
+        except ValueError:  # evicted meanwhile: nothing left to take back
+            pass
         self.current -= 1
         return False
 

@@ -1,14 +1,15 @@
 import pytest
-from django.core.cache import cache
 from django.core.management import call_command
+
+from tests.helpers import clear_caches
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
     """Each test starts with an empty cache: no response, graph or throttle count carries over."""
-    cache.clear()
+    clear_caches()
     yield
-    cache.clear()
+    clear_caches()
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
 """Small builders for tests: each makes one record with sensible defaults."""
 
+from django.core.cache import caches
+
 from catalogue.models import (
     Assignment,
     Author,
@@ -61,3 +63,9 @@ def make_cost_model(technique: Technique, **fields) -> CostModel:
         "status": "confirmed",
     }
     return CostModel.objects.create(technique=technique, **{**defaults, **fields})
+
+
+def clear_caches() -> None:
+    """Every cache alias: the graph, the responses and the throttle counters."""
+    for cache in caches.all():
+        cache.clear()

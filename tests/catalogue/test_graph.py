@@ -8,7 +8,7 @@ from networkx.algorithms.link_analysis.pagerank_alg import _pagerank_python
 
 from catalogue import graph
 from catalogue.models import Citation
-from tests.helpers import make_assignment, make_category, make_citation, make_work
+from tests.helpers import clear_caches, make_assignment, make_category, make_citation, make_work
 
 NOTE = "reference-list-note"
 BIBLIOGRAPHY = "citing-paper-bibliography"
@@ -298,9 +298,9 @@ def test_it_filters_nodes_by_year_category_and_title():
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    cache.clear()
+    clear_caches()
     yield
-    cache.clear()
+    clear_caches()
 
 
 @pytest.fixture

@@ -1,19 +1,18 @@
 """`manage.py import_citations`: all rows or none, each bad row named by its line."""
 
 import pytest
-from django.core.cache import cache
 from django.core.management import CommandError, call_command
 
 from catalogue import graph
 from catalogue.models import Citation
-from tests.helpers import make_citation, make_work
+from tests.helpers import clear_caches, make_citation, make_work
 
 HEADER = "citing,cited,provenance,evidence_source,evidence_excerpt\n"
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    cache.clear()
+    clear_caches()
 
 
 @pytest.fixture

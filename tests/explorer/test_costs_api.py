@@ -2,12 +2,11 @@
 /api/costs/plots/<name>/. Hand-computed numbers, whole documents, every 400, query counts."""
 
 import pytest
-from django.core.cache import cache
 
 from catalogue.models import CostModel
 from explorer.cost_plots import PLOT_NAMES
 from explorer.presets import PRESETS
-from tests.helpers import make_category, make_cost_model, make_technique
+from tests.helpers import clear_caches, make_category, make_cost_model, make_technique
 
 pytestmark = pytest.mark.django_db
 
@@ -15,9 +14,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def fresh_throttle():
     """The anonymous throttle counts in the cache; these tests make many requests."""
-    cache.clear()
+    clear_caches()
     yield
-    cache.clear()
+    clear_caches()
 
 
 def model_id(label: str) -> int:

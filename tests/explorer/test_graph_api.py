@@ -6,20 +6,19 @@ import io
 
 import networkx as nx
 import pytest
-from django.core.cache import cache
 from drf_spectacular.generators import SchemaGenerator
 
 from explorer.graph_views import CAVEAT, COLLECTION_CAVEAT
-from tests.helpers import make_assignment, make_category, make_citation, make_work
+from tests.helpers import clear_caches, make_assignment, make_category, make_citation, make_work
 
 SURVEY = "bennun2018demystifying"
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    cache.clear()
+    clear_caches()
     yield
-    cache.clear()
+    clear_caches()
 
 
 @pytest.fixture

@@ -7,21 +7,20 @@ import json
 import re
 
 import pytest
-from django.core.cache import cache
 
 from catalogue.bibtex import display_text
 from catalogue.models import Work
 from explorer.graph_views import CAVEAT, title_text
-from tests.helpers import make_assignment, make_category, make_citation, make_work
+from tests.helpers import clear_caches, make_assignment, make_category, make_citation, make_work
 
 SURVEY = "bennun2018demystifying"
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    cache.clear()
+    clear_caches()
     yield
-    cache.clear()
+    clear_caches()
 
 
 @pytest.fixture

@@ -6,18 +6,18 @@ import sys
 
 import pytest
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.test import Client
 
 from catalogue.models import Citation
-from tests.helpers import make_work
+from tests.helpers import clear_caches, make_work
 
 
 @pytest.fixture(autouse=True)
 def fresh_throttle_counts():
-    cache.clear()
+    clear_caches()
     yield
-    cache.clear()
+    clear_caches()
 
 
 @pytest.mark.django_db
@@ -90,6 +90,20 @@ def test_it_throttles_anonymous_api_use(client, monkeypatch):
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
     codes = [client.get("/api/works/").status_code for _ in range(5)]
     assert codes == [200, 200, 200, 429, 429]
+
+
+@pytest.mark.django_db
+def test_it_keeps_throttle_counts_apart_from_cached_responses(client, monkeypatch):
+    # A client requesting many distinct URLs fills the response cache; were the counters in
+    # the same cache, evicting them would reset the client's rate limit.
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {**SimpleRateThrottle.THROTTLE_RATES, "anon": "3/minute"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    codes = [client.get(f"/api/works/?page={n}").status_code for n in (1, 1, 1)]
+    caches["responses"].clear()
+    codes.append(client.get("/api/works/").status_code)
+    assert codes == [200, 200, 200, 429]
 
 
 @pytest.mark.django_db

@@ -2,10 +2,10 @@
 
 import threading
 
-from django.core.cache import cache
 from django.test import RequestFactory
 
 from explorer.throttling import AnonThrottle
+from tests.helpers import clear_caches
 
 FACTORY = RequestFactory()
 
@@ -27,7 +27,7 @@ def ask(at: float, address: str = "203.0.113.7") -> tuple[bool, TenPerMinute]:
 
 
 def test_it_lets_exactly_the_rate_through_when_requests_arrive_together():
-    cache.clear()
+    clear_caches()
     allowed = []
 
     def client():
@@ -43,7 +43,7 @@ def test_it_lets_exactly_the_rate_through_when_requests_arrive_together():
 
 
 def test_it_slides_the_window_instead_of_resetting_it_each_minute():
-    cache.clear()
+    clear_caches()
     assert [ask(at=600.0 + i)[0] for i in range(11)] == [True] * 10 + [False]
     # A fixed window would allow 10 more at once at 660 s; the sliding one counts the previous
     # minute by how much of it still overlaps the last 60 s.
@@ -53,14 +53,14 @@ def test_it_slides_the_window_instead_of_resetting_it_each_minute():
 
 
 def test_it_counts_each_client_apart():
-    cache.clear()
+    clear_caches()
     assert all(ask(at=600.0, address="203.0.113.7")[0] for _ in range(10))
     assert ask(at=600.0, address="203.0.113.8")[0] is True
     assert ask(at=600.0, address="203.0.113.7")[0] is False
 
 
 def test_it_does_not_count_refused_requests():
-    cache.clear()
+    clear_caches()
     for _ in range(10):
         ask(at=600.0)
     for _ in range(50):
@@ -71,7 +71,7 @@ def test_it_does_not_count_refused_requests():
 
 
 def test_it_says_how_long_to_wait():
-    cache.clear()
+    clear_caches()
     for _ in range(10):
         ask(at=600.0)
     allowed, throttle = ask(at=610.0)
