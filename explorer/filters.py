@@ -82,13 +82,20 @@ def search(queryset: QuerySet, text: str) -> QuerySet:
     return queryset.annotate(relevance=Coalesce(relevance, Value(0)))
 
 
+def user_error(message: str, value: str, **params: str) -> forms.ValidationError:
+    """An error quoting what the user sent, as a parameter: django-filter formats every message
+    with `message % params`, and a % in a value pasted into the message would raise (a 500)."""
+    return forms.ValidationError(message, params={"value": repr(value), **params})
+
+
 class CodeChoiceField(forms.ModelChoiceField):
     def to_python(self, value):
         try:
             return super().to_python(value)
         except forms.ValidationError as error:
             known = ", ".join(self.queryset.values_list("code", flat=True))
-            raise forms.ValidationError(f"unknown code {value!r} (known: {known})") from error
+            message = "unknown code %(value)s (known: %(known)s)"
+            raise user_error(message, value, known=known) from error
 
 
 @extend_schema_field(OpenApiTypes.STR)
@@ -168,7 +175,7 @@ class WorkFilter(django_filters.FilterSet):
     def is_valid(self) -> bool:
         valid = super().is_valid()
         for name in self.unknown:
-            self.form.add_error(None, f"unknown parameter {name!r}")
+            self.form.add_error(None, user_error("unknown parameter %(value)s", name))
         if self.form.is_bound and self.form.is_valid():
             low, high = (
                 self.form.cleaned_data.get("year_min"),

@@ -178,6 +178,10 @@ def test_it_ranks_title_matches_first(client, small_catalogue):
         ("page_size=0", 400, "between 1 and 500"),
         ("page=999", 404, "Invalid page"),
         ("levle=ops", 400, "unknown parameter 'levle'"),
+        # A % in what the user sent is quoted, never taken for a format (it was a 500).
+        ("level=a%25sb%25(x)d", 400, "unknown code 'a%sb%(x)d'"),
+        ("category=%25", 400, "unknown code '%'"),
+        ("a%25s=1", 400, "unknown parameter 'a%s'"),
         ("evidence=guess", 400, "guess"),
         ("ordering=nonsense", 400, "nonsense"),
     ],

@@ -67,6 +67,8 @@ def test_it_counts_facets_through_the_category_hierarchy(client, survey):
         ("year_min=abc", 400, "Enter a number"),
         ("page_size=100000", 400, "between 1 and 500"),
         ("levle=ops", 400, "unknown parameter"),
+        ("level=a%25sb", 400, "unknown code &#x27;a%sb&#x27;"),
+        ("a%25s=1", 400, "unknown parameter &#x27;a%s&#x27;"),
         ("page=999", 404, ""),
         ("page=abc", 404, ""),
     ],
