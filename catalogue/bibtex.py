@@ -200,6 +200,9 @@ class ParsedFile:
 
 def parse_bibtex(text: str) -> ParsedFile:
     """Parse a whole file; every entry that cannot be read is named in `errors`."""
+    if "\x00" in text:  # PostgreSQL refuses NUL in text; no BibTeX file has one
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        return ParsedFile([], [f"line {line}: a NUL byte (is this a binary file?)"])
     library = bibtexparser.parse_string(text)
     errors = [_describe_failed_block(block) for block in library.failed_blocks]
     records = []

@@ -97,8 +97,9 @@ TEMPLATES = [
 WSGI_APPLICATION = "explorer.wsgi.application"
 
 DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+    # An empty DATABASE_URL (as `DATABASE_URL= make run` sets) means the default, not an error.
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
     )
 }

@@ -82,6 +82,17 @@ def test_it_names_each_bad_entry_with_its_line():
 
 
 @pytest.mark.django_db
+def test_it_refuses_a_file_with_a_nul_byte(tmp_path):
+    # PostgreSQL refuses NUL in a text column: caught before anything is written.
+    path = tmp_path / "binary.bib"
+    path.write_text("@article{a2017, title = {Fine}, year = {2017}}\n@article{b2017,\x00}\n")
+    with pytest.raises(CommandError) as raised:
+        call_command("import_bibtex", str(path))
+    assert "line 2: a NUL byte" in str(raised.value)
+    assert Work.objects.count() == 0
+
+
+@pytest.mark.django_db
 def test_it_imports_nothing_when_one_entry_is_bad(tmp_path):
     path = tmp_path / "broken.bib"
     path.write_text(BROKEN, encoding="utf-8")

@@ -81,6 +81,13 @@ def test_it_writes_nothing_and_names_each_bad_row(works, tmp_path):
     assert Citation.objects.count() == 1
 
 
+def test_it_refuses_a_nul_byte_in_a_field(works, tmp_path):
+    # PostgreSQL refuses NUL in a text column: caught before anything is written.
+    path = write_csv(tmp_path, "alpha,beta,curator,ok,\nalpha,gamma,curator,a\x00b,\n")
+    assert import_error(path).splitlines()[1:] == ["line 3: a NUL byte in a field (a binary file?)"]
+    assert not Citation.objects.exists()
+
+
 def test_it_counts_lines_of_quoted_multi_line_fields(works, tmp_path):
     path = write_csv(tmp_path, 'alpha,beta,curator,,"two\nlines"\nalpha,alpha,curator,src,\n')
     assert import_error(path).splitlines()[1:] == ["line 4: a work cannot cite itself"]

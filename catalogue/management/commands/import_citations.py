@@ -85,6 +85,8 @@ def row_problems(row: dict[str, str], works: dict[str, Work]) -> list[str]:
     if None in row:
         return ["more fields than the header has columns"]
     values = {c: (row.get(c) or "").strip() for c in COLUMNS}
+    if any("\x00" in value for value in values.values()):
+        return ["a NUL byte in a field (a binary file?)"]  # PostgreSQL would refuse it
     problems = [
         f"unknown {c} work key {values[c]!r}" for c in ("citing", "cited") if values[c] not in works
     ]
