@@ -1,5 +1,12 @@
 """Schemathesis against our own OpenAPI schema: for every read operation, generated requests
-never get a 5xx and every response conforms to the schema. Bounded: a few examples each."""
+never get a 5xx and every response conforms to the schema. Bounded: FUZZ_EXAMPLES each (40).
+
+Deterministic by default, so that a red build fails again on the same requests and a green one
+stays green; FUZZ_RANDOM=1 explores new requests (run it with FUZZ_EXAMPLES=300 on both databases
+before a release: that is how the NUL-byte and %-in-a-value errors were found).
+"""
+
+import os
 
 import pytest
 import schemathesis
@@ -31,7 +38,8 @@ def catalogue(db):
 @pytest.mark.django_db
 @schema.parametrize()
 @settings(
-    max_examples=10,
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")),
+    derandomize=os.environ.get("FUZZ_RANDOM") != "1",
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
