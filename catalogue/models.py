@@ -12,6 +12,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
+from django.utils.functional import cached_property
 
 KEY_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$",
@@ -64,12 +65,33 @@ class Author(models.Model):
         return reverse("author-detail", args=[self.pk])
 
 
+CITATIONS_SHOWN = 300  # per work and direction: the survey's 269 references fit
+
+
 class WorkQuerySet(models.QuerySet):
     def for_list(self) -> WorkQuerySet:
         """Works with what a list row shows, in a constant number of queries."""
         return self.prefetch_related(
             Prefetch("authorships", queryset=Authorship.objects.select_related("author")),
             Prefetch("assignments", queryset=Assignment.objects.select_related("category")),
+        )
+
+    def with_citations(self) -> WorkQuerySet:
+        """Each work's citation edges out and in, at most CITATIONS_SHOWN each way, as lists
+        `cites_shown` and `cited_by_shown` (a work of a large catalogue can be cited by
+        thousands: 16,188 at 100,000 works). Lists, not the related managers: Django 6.1 cannot
+        store a sliced prefetch in a manager's cache."""
+        return self.prefetch_related(
+            Prefetch(
+                "citations_out",
+                queryset=Citation.objects.select_related("cited")[:CITATIONS_SHOWN],
+                to_attr="cites_shown",
+            ),
+            Prefetch(
+                "citations_in",
+                queryset=Citation.objects.select_related("citing")[:CITATIONS_SHOWN],
+                to_attr="cited_by_shown",
+            ),
         )
 
     def references(self) -> WorkQuerySet:
@@ -250,6 +272,17 @@ class Work(models.Model):
             Authorship(work=self, author=authors[name], position=index)
             for index, name in enumerate(names, start=1)
         )
+
+    @cached_property
+    def citation_totals(self) -> tuple[int, int]:
+        """(cites, cited by) inside the catalogue, from the lists `with_citations` fetched; a list
+        cut at CITATIONS_SHOWN is counted in the database instead (one query)."""
+        cites, cited_by = len(self.cites_shown), len(self.cited_by_shown)
+        if cites >= CITATIONS_SHOWN:
+            cites = Citation.objects.filter(citing=self).count()
+        if cited_by >= CITATIONS_SHOWN:
+            cited_by = Citation.objects.filter(cited=self).count()
+        return cites, cited_by
 
     @property
     def author_names(self) -> list[str]:

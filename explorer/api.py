@@ -43,11 +43,7 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         works = Work.objects.for_list()
         if self.action == "retrieve":
-            works = works.prefetch_related(
-                Prefetch("citations_out", queryset=Citation.objects.select_related("cited")),
-                Prefetch("citations_in", queryset=Citation.objects.select_related("citing")),
-                "techniques",
-            )
+            works = works.with_citations().prefetch_related("techniques")
         return works
 
     def get_serializer_class(self):

@@ -122,8 +122,15 @@ class CitedBySerializer(EdgeSerializer):
 
 
 class WorkDetailSerializer(WorkListSerializer):
-    cites = CitesSerializer(source="citations_out", many=True)
-    cited_by = CitedBySerializer(source="citations_in", many=True)
+    """`cites` and `cited_by` hold at most CITATIONS_SHOWN edges each; the counts say how many
+    there are, and the `_url`s list them all, paginated."""
+
+    cites = CitesSerializer(source="cites_shown", many=True)
+    cited_by = CitedBySerializer(source="cited_by_shown", many=True)
+    cites_count = serializers.SerializerMethodField()
+    cited_by_count = serializers.SerializerMethodField()
+    cites_url = serializers.SerializerMethodField()
+    cited_by_url = serializers.SerializerMethodField()
     techniques = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
     bibtex = serializers.SerializerMethodField()
 
@@ -140,12 +147,32 @@ class WorkDetailSerializer(WorkListSerializer):
             "abstract",
             "techniques",
             "cites",
+            "cites_count",
+            "cites_url",
             "cited_by",
+            "cited_by_count",
+            "cited_by_url",
             "bibtex",
         ]
 
     def get_bibtex(self, work: Work) -> str:
         return export_works([work])
+
+    def get_cites_count(self, work: Work) -> int:
+        return work.citation_totals[0]
+
+    def get_cited_by_count(self, work: Work) -> int:
+        return work.citation_totals[1]
+
+    def get_cites_url(self, work: Work) -> str:
+        return self._citations_url("citing", work)
+
+    def get_cited_by_url(self, work: Work) -> str:
+        return self._citations_url("cited", work)
+
+    def _citations_url(self, side: str, work: Work) -> str:
+        url = self.context["request"].build_absolute_uri(reverse("api-citation-list"))
+        return f"{url}?{side}={work.key}"
 
 
 class CategoryNodeSerializer(serializers.Serializer):

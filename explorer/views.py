@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.core.paginator import EmptyPage, Paginator
-from django.db.models import Count, Prefetch
+from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
@@ -92,18 +92,17 @@ def _wants_fragment(request) -> bool:
 
 def work_detail(request, key: str):
     work = get_object_or_404(
-        Work.objects.for_list().prefetch_related(
-            Prefetch("citations_out", queryset=Citation.objects.select_related("cited")),
-            Prefetch("citations_in", queryset=Citation.objects.select_related("citing")),
-            "techniques__cost_models",
-        ),
+        Work.objects.for_list().with_citations().prefetch_related("techniques__cost_models"),
         key=key,
     )
+    cites_total, cited_by_total = work.citation_totals
     context = {
         "work": work,
         "bibtex": bibtex.export_works([work]),
-        "cites": work.citations_out.all(),
-        "cited_by": work.citations_in.all(),
+        "cites": work.cites_shown,
+        "cited_by": work.cited_by_shown,
+        "cites_total": cites_total,
+        "cited_by_total": cited_by_total,
     }
     return render(request, "explorer/work_detail.html", context)
 

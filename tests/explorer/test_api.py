@@ -107,6 +107,26 @@ def test_it_returns_one_work_with_its_citations_and_bibtex(client, small_catalog
     )
 
 
+def test_it_cuts_long_citation_lists_and_says_how_many_there_are(
+    client, small_catalogue, monkeypatch, django_assert_num_queries
+):
+    monkeypatch.setattr("catalogue.models.CITATIONS_SHOWN", 2)
+    hogwild = small_catalogue["hogwild"]
+    for index in range(2):
+        make_citation(make_work(f"later{index}", survey_ref=300 + index), hogwild)
+    # 1 the catalogue version, 2 the work, 3 authorships, 4 assignments, 5 cites, 6 cited by,
+    # 7 techniques, 8 the count of every citing work (the list was cut)
+    with django_assert_num_queries(8):
+        document = client.get("/api/works/recht2011hogwild/").json()
+    assert [edge["key"] for edge in document["cited_by"]] == ["lavin2016fast", "later0"]
+    assert (document["cited_by_count"], document["cites_count"]) == (3, 0)
+    assert document["cited_by_url"] == "http://testserver/api/citations/?cited=recht2011hogwild"
+    assert document["cites_url"] == "http://testserver/api/citations/?citing=recht2011hogwild"
+    assert client.get(document["cited_by_url"]).json()["count"] == 3
+    page = client.get("/works/recht2011hogwild/").content.decode()
+    assert "Cited by (3)" in page and "The first 2; all 3 in the API" in page
+
+
 def test_it_gives_the_category_tree_with_subtree_counts(client, small_catalogue):
     tree = client.get("/api/categories/").json()
     assert tree == [
