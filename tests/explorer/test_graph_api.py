@@ -243,17 +243,17 @@ def test_it_answers_the_graph_in_constant_queries(catalogue, client, django_asse
     # One more query than the view itself makes: the catalogue version that keys the
     # response cache (explorer/middleware.py).
     # 1. categories; 2. graph version; 3. works with category codes; 4. citations;
-    # 5. evidence rows
-    with django_assert_num_queries(6):
+    # 5. the ids of the shown works; 6. their evidence rows
+    with django_assert_num_queries(7):
         assert client.get("/api/graph/?format=graphml").status_code == 200
     make_citation(catalogue["lenet"], catalogue["alexnet"])
     client.get("/api/graph/")
-    # warm cache: 1. categories; 2. graph version; 3. evidence rows
-    with django_assert_num_queries(4):
+    # warm cache: 1. categories; 2. graph version; 3. shown ids; 4. evidence rows
+    with django_assert_num_queries(5):
         assert client.get("/api/graph/?format=json").status_code == 200
-    # with facets (explorer.filters.WorkFilter): + 4. the level by its code; 5. the category
-    # tree for its subtree; 6. the keys of the works the facets keep
-    with django_assert_num_queries(7):
+    # with facets (explorer.filters.WorkFilter): + 5. the level by its code; 6. the category
+    # tree for its subtree; 7. the keys of the works the facets keep
+    with django_assert_num_queries(8):
         assert client.get("/api/graph/?level=ops&q=deep").status_code == 200
 
 
