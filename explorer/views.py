@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, render
 
 from catalogue import bibtex
 from catalogue.models import Assignment, Author, Category, Citation, Provenance, Work
-from explorer import plots
+from explorer import exports, plots
 from explorer.filters import WorkFilter
 from explorer.pagination import MAX_PAGE_SIZE
 
@@ -50,6 +50,7 @@ def work_list(request):
         "category_tree": Category.objects.tree_with_counts(works),
         "query_string": _without(request, "page"),
         "export_query": _without(request, "page", "page_size", "ordering"),
+        "max_export": exports.MAX_EXPORT,
     }
     template = (
         "explorer/_work_results.html" if _wants_fragment(request) else "explorer/work_list.html"

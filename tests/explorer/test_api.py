@@ -344,6 +344,19 @@ def test_it_exports_the_current_filter(client, small_catalogue, export_format, m
     assert "recht2011hogwild" not in body and "HOGWILD" not in body
 
 
+def test_it_refuses_an_export_larger_than_its_bound(client, small_catalogue, monkeypatch):
+    monkeypatch.setattr("explorer.exports.MAX_EXPORT", 1)
+    response = client.get("/api/export/?format=csv")
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith(
+        "the filter matches 2 works; an export holds at most 1. Narrow it"
+    )
+    assert client.get("/api/export/?format=csv&level=ops").status_code == 200
+    page = client.get("/works/").content.decode()
+    assert "exports hold at most 1 works" in page and "format=csv" not in page
+    assert "format=csv" in client.get("/works/?level=ops").content.decode()
+
+
 def test_it_refuses_an_unknown_export_format(client, small_catalogue):
     response = client.get("/api/export/?format=docx")
     assert response.status_code == 400
