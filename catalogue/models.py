@@ -76,24 +76,6 @@ class WorkQuerySet(models.QuerySet):
             Prefetch("assignments", queryset=Assignment.objects.select_related("category")),
         )
 
-    def with_citations(self) -> WorkQuerySet:
-        """Each work's citation edges out and in, at most CITATIONS_SHOWN each way, as lists
-        `cites_shown` and `cited_by_shown` (a work of a large catalogue can be cited by
-        thousands: 16,188 at 100,000 works). Lists, not the related managers: Django 6.1 cannot
-        store a sliced prefetch in a manager's cache."""
-        return self.prefetch_related(
-            Prefetch(
-                "citations_out",
-                queryset=Citation.objects.select_related("cited")[:CITATIONS_SHOWN],
-                to_attr="cites_shown",
-            ),
-            Prefetch(
-                "citations_in",
-                queryset=Citation.objects.select_related("citing")[:CITATIONS_SHOWN],
-                to_attr="cited_by_shown",
-            ),
-        )
-
     def references(self) -> WorkQuerySet:
         """The survey's bibliography, without the survey itself."""
         return self.filter(survey_ref__isnull=False)
@@ -273,10 +255,21 @@ class Work(models.Model):
             for index, name in enumerate(names, start=1)
         )
 
+    # A work page shows at most CITATIONS_SHOWN edges each way: a work of a large catalogue can be
+    # cited by thousands (16,188 at 100,000 works). Two LIMIT queries along the foreign-key
+    # indexes (a sliced prefetch would number every edge with a window function first).
+    @cached_property
+    def cites_shown(self) -> list[Citation]:
+        return list(Citation.objects.filter(citing=self).select_related("cited")[:CITATIONS_SHOWN])
+
+    @cached_property
+    def cited_by_shown(self) -> list[Citation]:
+        return list(Citation.objects.filter(cited=self).select_related("citing")[:CITATIONS_SHOWN])
+
     @cached_property
     def citation_totals(self) -> tuple[int, int]:
-        """(cites, cited by) inside the catalogue, from the lists `with_citations` fetched; a list
-        cut at CITATIONS_SHOWN is counted in the database instead (one query)."""
+        """(cites, cited by) inside the catalogue; a list cut at CITATIONS_SHOWN is counted in
+        the database (one query)."""
         cites, cited_by = len(self.cites_shown), len(self.cited_by_shown)
         if cites >= CITATIONS_SHOWN:
             cites = Citation.objects.filter(citing=self).count()

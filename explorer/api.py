@@ -43,7 +43,7 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         works = Work.objects.for_list()
         if self.action == "retrieve":
-            works = works.with_citations().prefetch_related("techniques")
+            works = works.prefetch_related("techniques")
         return works
 
     def get_serializer_class(self):

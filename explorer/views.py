@@ -93,7 +93,7 @@ def _wants_fragment(request) -> bool:
 
 def work_detail(request, key: str):
     work = get_object_or_404(
-        Work.objects.for_list().with_citations().prefetch_related("techniques__cost_models"),
+        Work.objects.for_list().prefetch_related("techniques__cost_models"),
         key=key,
     )
     cites_total, cited_by_total = work.citation_totals

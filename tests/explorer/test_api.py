@@ -114,8 +114,8 @@ def test_it_cuts_long_citation_lists_and_says_how_many_there_are(
     hogwild = small_catalogue["hogwild"]
     for index in range(2):
         make_citation(make_work(f"later{index}", survey_ref=300 + index), hogwild)
-    # 1 the catalogue version, 2 the work, 3 authorships, 4 assignments, 5 cites, 6 cited by,
-    # 7 techniques, 8 the count of every citing work (the list was cut)
+    # 1 the catalogue version, 2 the work, 3 authorships, 4 assignments, 5 techniques, 6 the
+    # first cited works, 7 the first citing works, 8 the count of every citing work (cut list)
     with django_assert_num_queries(8):
         document = client.get("/api/works/recht2011hogwild/").json()
     assert [edge["key"] for edge in document["cited_by"]] == ["lavin2016fast", "later0"]
