@@ -42,11 +42,12 @@ def work_list(request):
     if page_size is None:
         context = {"filter": works_filter, "errors": {"page_size": [_page_size_message(request)]}}
         return render(request, "explorer/work_list.html", context, status=400)
-    page = _page(works, page_size, request.GET.get("page", "1"))
+    facets = works.facet_counts()
+    page = _page(works, page_size, request.GET.get("page", "1"), count=facets["total"])
     context = {
         "filter": works_filter,
         "page": page,
-        "facets": works.facet_counts(),
+        "facets": facets,
         "category_tree": Category.objects.tree_with_counts(works),
         "query_string": _without(request, "page"),
         "export_query": _without(request, "page", "page_size", "ordering"),
@@ -70,8 +71,9 @@ def _page_size_message(request) -> str:
     return f"must be a whole number between 1 and {MAX_PAGE_SIZE} (got {raw!r})"
 
 
-def _page(works, page_size: int, number: str):
+def _page(works, page_size: int, number: str, count: int):
     paginator = Paginator(works, page_size)
+    paginator.__dict__["count"] = count  # a cached property: the facets counted the works already
     if not number.isdigit():
         raise Http404(f"Page {number!r} is not a page number.")
     try:
