@@ -7,6 +7,13 @@ MAX_PAGE_SIZE = 500
 MAX_PAGE_NUMBER = 2**40  # page * page_size must fit an SQL OFFSET (beyond: the counted path)
 
 
+def counted_paginator(object_list, per_page: int, count: int) -> Paginator:
+    """A Paginator told its count by a query that already counted (no COUNT query of its own)."""
+    paginator = Paginator(object_list, per_page)
+    paginator.__dict__["count"] = count  # Paginator.count is a cached property
+    return paginator
+
+
 class WorkPagination(PageNumberPagination):
     """Page-number pagination whose `page_size` is validated, not silently clamped."""
 
@@ -33,21 +40,20 @@ class CountInPagePagination(WorkPagination):
     when the page comes back empty, for ?page=last, and for lists that are not searches."""
 
     def paginate_queryset(self, queryset, request, view=None):
-        number = request.query_params.get(self.page_query_param, "1")
-        page_size = self.get_page_size(request)
         if "-relevance" not in queryset.query.order_by:
             # Not a search: the page stops early along the order's index, where a window would
             # visit every match (at 100,000 works, ?level=train: 63 -> 160 ms).
             return super().paginate_queryset(queryset, request, view)
+        number = request.query_params.get(self.page_query_param, "1")
+        page_size = self.get_page_size(request)
         if not number.isdigit() or not 1 <= int(number) <= MAX_PAGE_NUMBER // page_size:
             return super().paginate_queryset(queryset, request, view)  # "last", or an error
         self.request = request
         number = int(number)
         start = (number - 1) * page_size
         rows = list(queryset.annotate(matches=Window(Count("pk")))[start : start + page_size])
-        paginator = Paginator(queryset, page_size)
-        # Paginator.count is a cached property: fill it from the rows, count only if there are none.
-        paginator.__dict__["count"] = rows[0]["matches"] if rows else queryset.count()
+        total = rows[0]["matches"] if rows else queryset.count()
+        paginator = counted_paginator(queryset, page_size, total)
         if not rows and number > 1:
             message = "That page contains no results"
             raise NotFound(self.invalid_page_message.format(page_number=number, message=message))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.core.paginator import EmptyPage, Paginator
+from django.core.paginator import EmptyPage
 from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
@@ -11,7 +11,7 @@ from catalogue import bibtex
 from catalogue.models import Assignment, Author, Category, Citation, Provenance, Work
 from explorer import exports, plots
 from explorer.filters import WorkFilter
-from explorer.pagination import MAX_PAGE_SIZE
+from explorer.pagination import MAX_PAGE_SIZE, counted_paginator
 
 DEFAULT_PAGE_SIZE = 50
 HOME_LIST_LIMIT = 300
@@ -72,8 +72,7 @@ def _page_size_message(request) -> str:
 
 
 def _page(works, page_size: int, number: str, count: int):
-    paginator = Paginator(works, page_size)
-    paginator.__dict__["count"] = count  # a cached property: the facets counted the works already
+    paginator = counted_paginator(works, page_size, count)  # the facets counted the works
     if not number.isdigit():
         raise Http404(f"Page {number!r} is not a page number.")
     try:
