@@ -64,7 +64,7 @@ class Author(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("author-detail", args=[self.pk])
+        return reverse("works:author-detail", args=[self.pk])
 
 
 CITATIONS_SHOWN = 300  # per work and direction: the survey's 269 references fit
@@ -250,7 +250,7 @@ class Work(models.Model):
         return f"{self.key}: {self.title[:80]}"
 
     def get_absolute_url(self) -> str:
-        return reverse("work-detail", args=[self.key])
+        return reverse("works:work-detail", args=[self.key])
 
     def set_record_fields(self, record) -> None:
         for name in WORK_FIELDS:

@@ -27,12 +27,15 @@ from explorer.costs import plots as cost_plots
 from explorer.costs.plots import CostFormula, ParameterError, Query, query_value, read_number
 from explorer.costs.presets import PRESETS, SIZE_HELP
 from explorer.costs.views import cost_formula, cost_formulas
+from explorer.links import link
+from explorer.middleware import cached_for_anonymous
 
 SWEEP_PARAMETERS = ("sweep", "from", "to", "points", "scale")
 DEFAULT_SWEEP_POINTS = 50
 SCALES = ("log", "linear")
 
 
+@cached_for_anonymous
 class ReadOnlyCostView(APIView):
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]
@@ -242,5 +245,5 @@ class PlotView(ReadOnlyCostView):
             result = cost_plots.build_plot(name, cost_formulas(), query)
         except (ParameterError, FormulaError) as error:
             raise ValidationError({"errors": [str(error)]}) from None
-        page = "/costs/" + (f"?{request.GET.urlencode()}" if request.GET else "")
+        page = link("costs:costs", query=request.GET.urlencode())
         return Response(result | {"html_url": request.build_absolute_uri(page)})

@@ -12,6 +12,8 @@ from catalogue.models import Category, CostModel, Technique, Work
 from explorer.costs import plots as cost_plots
 from explorer.costs.plots import CostFormula, ParameterError
 from explorer.costs.presets import DEFAULT_PRESET, FC, FC_SIZES, PRESETS, SIZE_BOUNDS, SIZE_HELP
+from explorer.links import link
+from explorer.middleware import cached_for_anonymous
 
 PLOT_TITLES = {
     "wd-plane": "(a) The W-D plane",
@@ -67,6 +69,7 @@ def build_plots(formulas: list[CostFormula], query) -> tuple[dict[str, dict], li
     return plots, errors
 
 
+@cached_for_anonymous
 def costs_page(request):
     query = dict(request.GET.lists())
     formulas = cost_formulas()
@@ -92,7 +95,7 @@ def _plot_context(name: str, result: dict, request) -> dict:
         "title": PLOT_TITLES[name],
         "result": result,
         "script_id": f"figure-{name}",
-        "api_url": f"/api/costs/plots/{name}/" + (f"?{query}" if query else ""),
+        "api_url": link("costs:api-cost-plot", name, query=query),
         "rows": [_point_row(point) for point in result["data"].get("points", [])],
         "crossovers": None,
     }
@@ -204,6 +207,7 @@ def _given(query, name: str) -> str:
 # /techniques/ ---------------------------------------------------------------------------------
 
 
+@cached_for_anonymous
 def technique_list(request):
     """Techniques grouped by top-level category; five queries whatever the catalogue's size."""
     roots = list(Category.objects.top_level())

@@ -41,6 +41,7 @@ from explorer.graph.views import (
     snowball_document,
     title_text,
 )
+from explorer.middleware import cached_for_anonymous
 
 GRAPH_FORMATS = {
     "json": "application/json",
@@ -58,6 +59,7 @@ class QueryFormatIgnored(DefaultContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
+@cached_for_anonymous
 class ReadOnlyGraphView(APIView):
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]

@@ -24,6 +24,7 @@ from catalogue import bibtex
 from catalogue import graph as citation_graph
 from catalogue.graph import CatalogueGraph, Snowball
 from catalogue.models import Category, Provenance, Work
+from explorer.middleware import cached_for_anonymous
 from explorer.works.filters import WorkFilter
 
 CAVEAT = (
@@ -315,7 +316,7 @@ def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
         "in_degree": selection.in_degree.get(key, 0),
         "out_degree": selection.out_degree.get(key, 0),
         "pagerank": round(selection.pagerank.get(key, 0.0), 4),
-        "url": reverse("work-detail", args=[key]),
+        "url": reverse("works:work-detail", args=[key]),
     }
 
 
@@ -382,18 +383,19 @@ def urlencode_without(data: QueryDict, *names: str) -> list[tuple[str, str]]:
 # --- /graph/ -----------------------------------------------------------------------------------
 
 
+@cached_for_anonymous
 def graph_page(request):
     """Queries: categories; the graph version (+ works and citations when the cache is cold);
     the works facets (one query) when any is set."""
     taxonomy = Taxonomy.load()
     query = parse_query(GraphForm, request.GET)
     if query.errors:
-        return bad_request(request, query.errors, reverse("graph"))
+        return bad_request(request, query.errors, reverse("graph:graph"))
     catalogue = citation_graph.catalogue_graph()
     try:
         selection = select_graph(query, catalogue, taxonomy)
     except citation_graph.UnknownWorks as error:
-        return bad_request(request, [ego_message(error, catalogue)], reverse("graph"))
+        return bad_request(request, [ego_message(error, catalogue)], reverse("graph:graph"))
     data = query.data
     ego_key = data.get("ego")
     context = {
@@ -408,7 +410,7 @@ def graph_page(request):
         "ego_title": title_text(selection.shown.nodes[ego_key]["title"]) if ego_key else "",
         "work_keys": sorted(catalogue.graph) if len(catalogue.graph) <= MAX_OPTIONS else [],
         "export_links": export_links(request.GET),
-        "api_link": with_query(reverse("api-graph"), urlencode_without(request.GET, "size")),
+        "api_link": with_query(reverse("graph:api-graph"), urlencode_without(request.GET, "size")),
     }
     return render(request, "graph/graph.html", context)
 
@@ -423,7 +425,7 @@ def ego_message(error: citation_graph.UnknownWorks, catalogue: CatalogueGraph) -
 def export_links(data: QueryDict) -> list[tuple[str, str]]:
     params = urlencode_without(data, "size", "format")
     return [
-        (label, f"{reverse('api-graph')}?{urlencode([*params, ('format', fmt)])}")
+        (label, f"{reverse('graph:api-graph')}?{urlencode([*params, ('format', fmt)])}")
         for fmt, label in (
             ("json", "JSON (node-link)"),
             ("graphml", "GraphML"),
@@ -497,6 +499,7 @@ def snowball_document(result: Snowball, view: nx.DiGraph, query: Query) -> dict:
     }
 
 
+@cached_for_anonymous
 def snowball_page(request):
     """Queries: categories; the graph version (+ works and citations when the cache is cold);
     the works facets (one query) when any is set; the collected works for a BibTeX export."""
@@ -506,14 +509,14 @@ def snowball_page(request):
     if export not in ("", "bibtex", "csv", "json"):
         query.errors.append(f"export must be bibtex, csv or json, not {export!r}")
     if query.errors:
-        return bad_request(request, query.errors, reverse("snowball"))
+        return bad_request(request, query.errors, reverse("graph:snowball"))
     catalogue = citation_graph.catalogue_graph()
     view = catalogue.view(provenances=query.provenances())
     try:
         result = run_snowball(query, view)
     except citation_graph.UnknownWorks as error:
         message = f"seeds: unknown work key(s): {', '.join(error.keys)}"
-        return bad_request(request, [message], reverse("snowball"))
+        return bad_request(request, [message], reverse("graph:snowball"))
     document = snowball_document(result, view, query)
     if export:
         return snowball_export(export, result, document)
@@ -533,14 +536,14 @@ def snowball_page(request):
         ],
         "keywords_text": ", ".join(query.data["keywords"]),
         "export_links": [
-            (label, f"{reverse('snowball')}?{urlencode([*params, ('export', fmt)])}")
+            (label, f"{reverse('graph:snowball')}?{urlencode([*params, ('export', fmt)])}")
             for fmt, label in (
                 ("bibtex", "BibTeX of the collected works"),
                 ("csv", "CSV of the collected works"),
                 ("json", "JSON of the replay"),
             )
         ],
-        "api_link": with_query(reverse("api-snowball"), params),
+        "api_link": with_query(reverse("graph:api-snowball"), params),
         "method_caveat": COLLECTION_CAVEAT,
         "no_abstracts": not any(abstract for _, abstract in view.nodes(data="abstract")),
     }
@@ -635,11 +638,12 @@ def quality_report(catalogue: CatalogueGraph) -> dict:
     }
 
 
+@cached_for_anonymous
 def data_quality(request):
     """Queries: the graph version (+ works and citations when the cache is cold)."""
     if request.GET:
         message = f"unknown parameter(s): {', '.join(sorted(request.GET))}; this page takes none"
-        return bad_request(request, [message], reverse("data-quality"))
+        return bad_request(request, [message], reverse("graph:data-quality"))
     catalogue = citation_graph.catalogue_graph()
     context = {**coverage_context(catalogue), "report": quality_report(catalogue)}
     return render(request, "graph/data_quality.html", context)

@@ -11,6 +11,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from catalogue.models import Author, Category, Citation, CostModel, Provenance, Technique, Work
+from explorer.middleware import cached_for_anonymous
 from explorer.pagination import CountInPagePagination
 from explorer.works import serializers
 from explorer.works.filters import WorkFilter
@@ -30,6 +31,7 @@ class StrictFilterMixin:
             )
 
 
+@cached_for_anonymous
 @extend_schema_view(
     list=extend_schema(summary="Works, filtered like the /works/ page"),
     retrieve=extend_schema(summary="One work, by BibTeX key, with its citations in and out"),
@@ -59,6 +61,7 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
         return self.get_paginated_response(serializers.work_rows(page, request))
 
 
+@cached_for_anonymous
 class CategoryViewSet(viewsets.GenericViewSet):
     """The taxonomy as a tree; each node's `slug` works as ?level= or ?category= on /api/works/."""
 
@@ -72,11 +75,13 @@ class CategoryViewSet(viewsets.GenericViewSet):
         return Response(serializers.CategoryNodeSerializer(roots, many=True).data)
 
 
+@cached_for_anonymous
 class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = serializers.AuthorSerializer
     queryset = Author.objects.annotate(work_count=Count("authorships")).order_by("name")
 
 
+@cached_for_anonymous
 @extend_schema_view(
     list=extend_schema(
         summary="Citation edges with their provenance and evidence",
@@ -115,6 +120,7 @@ class CitationViewSet(StrictFilterMixin, viewsets.ModelViewSet):
         return citations
 
 
+@cached_for_anonymous
 class TechniqueViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
     serializer_class = serializers.TechniqueSerializer
@@ -130,6 +136,7 @@ class TechniqueViewSet(viewsets.ReadOnlyModelViewSet):
     )
 
 
+@cached_for_anonymous
 class CostModelViewSet(
     mixins.CreateModelMixin,
     mixins.UpdateModelMixin,

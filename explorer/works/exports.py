@@ -15,6 +15,7 @@ from django.http import HttpResponse, JsonResponse
 
 from catalogue.bibtex import display_text, export_works
 from catalogue.models import Work
+from explorer.middleware import cached_for_anonymous
 from explorer.works.filters import WorkFilter
 
 CSV_COLUMNS = [
@@ -49,6 +50,7 @@ CSL_TYPES = {
 MAX_EXPORT = 5_000
 
 
+@cached_for_anonymous
 def export(request):
     export_format = request.GET.get("format", "")
     writer = WRITERS.get(export_format)
