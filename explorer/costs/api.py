@@ -23,10 +23,11 @@ from rest_framework.views import APIView
 
 from catalogue.costs import FormulaError
 from catalogue.models import CostModel
+from explorer.costs import params
 from explorer.costs import plots as cost_plots
-from explorer.costs.plots import CostFormula, ParameterError, Query, query_value, read_number
+from explorer.costs.params import Query, query_value, read_number
 from explorer.costs.presets import PRESETS, SIZE_HELP
-from explorer.costs.views import cost_formula, cost_formulas
+from explorer.costs.records import CostFormula, ParameterError, cost_formula, cost_formulas
 from explorer.links import link
 from explorer.middleware import cached_for_anonymous
 
@@ -98,7 +99,7 @@ def _sweep(query: Query, name: str, variables: dict) -> tuple[dict, np.ndarray]:
         raise ParameterError(f"scale must be log or linear (got {scale!r})", "scale")
     start = read_number(query, "from", low, high, low)
     stop = read_number(query, "to", low, high, high)
-    points = read_number(query, "points", 2, cost_plots.MAX_POINTS, DEFAULT_SWEEP_POINTS, True)
+    points = read_number(query, "points", 2, params.MAX_POINTS, DEFAULT_SWEEP_POINTS, True)
     if start >= stop:
         message = f"from must be less than to (got from={start:g}, to={stop:g})"
         raise ParameterError(message, "from")
@@ -203,7 +204,7 @@ def plot_parameters() -> list[OpenApiParameter]:
     return [
         *layer,
         OpenApiParameter(
-            "sweep", str, enum=list(cost_plots.SWEEPS), description="parallelism: size to sweep"
+            "sweep", str, enum=list(params.SWEEPS), description="parallelism: size to sweep"
         ),
         OpenApiParameter("from", int, description="parallelism: first value of the sweep"),
         OpenApiParameter("to", int, description="parallelism: last value of the sweep"),
@@ -219,7 +220,7 @@ def plot_parameters() -> list[OpenApiParameter]:
         OpenApiParameter("p_max", int, description="brent: largest p (default 64·W/D)"),
         *(
             OpenApiParameter(name, float, description=f"allreduce: {name}")
-            for name in cost_plots.ALLREDUCE_PARAMETERS
+            for name in params.ALLREDUCE_PARAMETERS
         ),
     ]
 
@@ -241,7 +242,7 @@ class PlotView(ReadOnlyCostView):
             raise NotFound(f"no plot {name!r} (plots: {', '.join(cost_plots.PLOT_NAMES)})")
         query = dict(request.query_params.lists())
         try:
-            cost_plots.check_known(query, cost_plots.PAGE_PARAMETERS | {"format"})
+            params.check_known(query, params.PAGE_PARAMETERS | {"format"})
             result = cost_plots.build_plot(name, cost_formulas(), query)
         except (ParameterError, FormulaError) as error:
             raise ValidationError({"errors": [str(error)]}) from None

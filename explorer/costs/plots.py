@@ -1,9 +1,9 @@
 """The W-D plots of /costs/: query parameters in, numbers and Plotly figure dicts out.
 
-Pure: no ORM, no request. The caller loads the cost models as `CostFormula` records and passes
-the query string as a mapping of name -> list of values (a QueryDict's `lists()`). Bad input
-raises `ParameterError` (or `FormulaError` from the formula language), whose message names the
-parameter and what is allowed; the views answer 400 with it.
+Pure: no ORM, no request. The caller loads the cost models as `CostFormula` records
+(records.py); `build_plot` reads the query with params.py, then each figure builder takes plain
+values (records, layers, numbers) and returns the figure dict. Bad input raises `ParameterError`
+(or `FormulaError` from the formula language); the views answer 400 with its message.
 
 Plots (each also an API twin at /api/costs/plots/<name>/):
 - wd-plane: every operator of Tables 4 and 6 that has a work and a depth formula, as a point
@@ -15,416 +15,30 @@ Plots (each also an API twin at /api/costs/plots/<name>/):
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from catalogue.costs import Formula, FormulaError, parse
-from explorer.costs.presets import (
-    DEFAULT_PRESET,
-    FC,
-    FC_SIZES,
-    PRESETS,
-    SIZE_BOUNDS,
-    Layer,
-    Preset,
+from catalogue.costs import FormulaError
+from explorer.costs.params import (
+    SWEEPS,
+    Query,
+    Sweep,
+    allreduce_settings,
+    brent_operator_from_query,
+    brent_p_max,
+    common_bounds,
+    layer_from_query,
+    operators_from_query,
+    sweep_from_query,
 )
+from explorer.costs.presets import Layer, Preset
+from explorer.costs.records import TABLE_COLOURS, CostFormula, Operator, ParameterError, operators
 
-Query = Mapping[str, Sequence[str]]
-
-SWEEP_POINTS = 80
 CURVE_POINTS = 120
-MAX_POINTS = 200
-CONFIRMED = "confirmed"
-TABLE_COLOURS = {"Table 4": "#2457a6", "Table 6": "#c0392b"}
 LINE_COLOURS = ["#2457a6", "#c0392b", "#2e8b57", "#8e44ad", "#d35400", "#16a085", "#7f8c8d"]
 DOUBT_COLOUR = "#b07d00"
-
-# Names on the label of each operator point, in the survey's notation (y, ∇w, ∇x).
-SHORT_NAMES = {
-    "activation": "act",
-    "fully-connected": "FC",
-    "conv-direct": "direct",
-    "conv-im2col": "im2col",
-    "conv-fft": "FFT",
-    "conv-winograd": "Winograd",
-    "pooling": "pool",
-    "batch-normalization": "BN",
-}
-EVAL_SYMBOLS = {"forward": "y", "weight-gradient": "∇w", "input-gradient": "∇x"}
-# Operators that act on the layer's output tensor N×C_out×H_out×W_out (C, H, W in their
-# formulas), as they follow a convolution or fully connected layer in a network.
-OUTPUT_TENSOR_OPERATORS = frozenset({"activation", "pooling", "batch-normalization"})
-FC_ONLY = frozenset({"fully-connected"})
-CONV_ONLY = frozenset({"pooling"})  # and every conv-* technique
-
-
-class ParameterError(ValueError):
-    """A query parameter that is unknown, malformed or out of bounds; the message says which,
-    and `parameter` names it when there is one to name."""
-
-    def __init__(self, message: str, parameter: str = "") -> None:
-        super().__init__(message)
-        self.parameter = parameter
-
-
-# The cost models, as plain records ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CostFormula:
-    """One cost model, copied out of the database."""
-
-    id: int
-    technique: str
-    technique_name: str
-    quantity: str
-    eval: str
-    label: str
-    formula: str
-    variables: tuple[dict, ...]
-    status: str
-    status_label: str = ""
-    status_note: str = ""
-    section: str = ""
-    unit: str = ""
-    asymptotic: bool = False
-    works: tuple[str, ...] = ()
-
-    @functools.cached_property
-    def parsed(self) -> Formula:
-        return parse(self.formula, [v["name"] for v in self.variables])
-
-    @property
-    def confirmed(self) -> bool:
-        return self.status == CONFIRMED
-
-    @property
-    def doubtful(self) -> bool:
-        """The fixtures call a formula "doubtful" when FACTS.md says to check it before use."""
-        return "doubtful" in self.status_note.lower()
-
-    @property
-    def table(self) -> str:
-        return next((t for t in TABLE_COLOURS if t in self.section), "")
-
-    def summary(self) -> dict:
-        return {
-            "id": self.id,
-            "label": self.label,
-            "formula": self.formula,
-            "status": self.status,
-            "status_label": self.status_label or self.status,
-            "status_note": self.status_note,
-            "confirmed": self.confirmed,
-            "doubtful": self.doubtful,
-            "section": self.section,
-            "unit": self.unit,
-            "asymptotic": self.asymptotic,
-        }
-
-    def evaluate(self, values: Mapping[str, float | np.ndarray]) -> tuple[float | np.ndarray, dict]:
-        """The formula at `values` (defaults for the variables not given); ParameterError when a
-        value is outside its variable's bounds. Returns the value and the values used."""
-        used = {}
-        for variable in self.variables:
-            name = variable["name"]
-            value = values.get(name, variable["default"])
-            low, high = np.min(value), np.max(value)
-            if low < variable["min"] or high > variable["max"]:
-                bad = low if low < variable["min"] else high
-                message = bounds_message(name, variable["min"], variable["max"], bad)
-                raise ParameterError(message, name)
-            used[name] = value
-        return self.parsed.evaluate(used), used
-
-
-@dataclass(frozen=True)
-class Operator:
-    """A work formula and a depth formula of the same technique and evaluation (one table)."""
-
-    work: CostFormula
-    depth: CostFormula
-    works: tuple[str, ...] = field(default=())
-
-    @property
-    def technique(self) -> str:
-        return self.work.technique
-
-    @property
-    def key(self) -> str:
-        return f"{self.technique}.{self.work.eval}" if self.work.eval else self.technique
-
-    @property
-    def table(self) -> str:
-        return self.work.table
-
-    @property
-    def label(self) -> str:
-        label = self.work.label
-        return label.removesuffix(": work") if label.endswith(": work") else self.key
-
-    @property
-    def short_label(self) -> str:
-        name = SHORT_NAMES.get(self.technique, self.work.technique_name)
-        if self.table == "Table 6":
-            return f"{name} (T6)"
-        return f"{name} {EVAL_SYMBOLS.get(self.work.eval, self.work.eval)}".strip()
-
-    @property
-    def confirmed(self) -> bool:
-        return self.work.confirmed and self.depth.confirmed
-
-    @property
-    def doubtful(self) -> list[CostFormula]:
-        return [f for f in (self.work, self.depth) if f.doubtful]
-
-    def applies_to(self, kind: str) -> bool:
-        conv_only = self.technique.startswith("conv-") or self.technique in CONV_ONLY
-        if kind == FC:
-            return not conv_only
-        return self.technique not in FC_ONLY
-
-    def at(self, layer: Layer) -> tuple[float, float, dict]:
-        """(W, D, values of the variables that came from the formulas' defaults)."""
-        values = layer_values(layer, self.technique)
-        work, used_w = self.work.evaluate(values)
-        depth, used_d = self.depth.evaluate(values)
-        defaults = {k: v for k, v in (used_w | used_d).items() if k not in values}
-        return work, depth, defaults
-
-
-def operators(formulas: Iterable[CostFormula]) -> list[Operator]:
-    """The Table 4 and Table 6 models that pair a work and a depth formula, in fixture order."""
-    pairs: dict[tuple[str, str, str], dict[str, CostFormula]] = {}
-    for formula in formulas:
-        if formula.table and formula.quantity in ("work", "depth"):
-            key = (formula.technique, formula.eval, formula.table)
-            pairs.setdefault(key, {}).setdefault(formula.quantity, formula)
-    return [
-        Operator(pair["work"], pair["depth"], works=tuple(dict.fromkeys(pair["work"].works)))
-        for pair in pairs.values()
-        if "work" in pair and "depth" in pair
-    ]
-
-
-def layer_values(layer: Layer, technique: str) -> dict[str, float]:
-    """The formula variables at `layer`. Winograd's r is K (square kernels) and its tile count
-    P = N·⌈H_out/m⌉·⌈W_out/m⌉ (a RECALLED definition, FACTS.md §2.3)."""
-    values = {
-        "N": layer.N,
-        "C_in": layer.C_in,
-        "C_out": layer.C_out,
-        "H": layer.H,
-        "W": layer.W,
-        "H_out": layer.H_out,
-        "W_out": layer.W_out,
-        "K_x": layer.K,
-        "K_y": layer.K,
-        "r": layer.K,
-        "m_tile": layer.m_tile,
-        "P_tiles": layer.tiles,
-    }
-    if technique in OUTPUT_TENSOR_OPERATORS:
-        output = {"C": layer.C_out, "H": layer.H_out, "W": layer.W_out}
-        values |= output | {"K_x": layer.pool, "K_y": layer.pool}
-    return {name: float(value) for name, value in values.items()}
-
-
-# Parameters -----------------------------------------------------------------------------------
-
-LAYER_PARAMETERS = ("preset", *SIZE_BOUNDS)
-SWEEP_PARAMETERS = ("sweep", "from", "to", "ops")
-BRENT_PARAMETERS = ("op", "p_max")
-ALLREDUCE_PARAMETERS = ("L", "G", "gamma", "m", "P", "P_min", "P_max", "m_min", "m_max")
-PAGE_PARAMETERS = frozenset(
-    LAYER_PARAMETERS + SWEEP_PARAMETERS + BRENT_PARAMETERS + ALLREDUCE_PARAMETERS
-)
-
-# Sweepable sizes of the parallelism plot: (bounds, default range, help).
-SWEEPS: dict[str, tuple[tuple[int, int], tuple[int, int], str]] = {
-    "N": (SIZE_BOUNDS["N"], (1, 1024), "minibatch size N"),
-    "C_in": (SIZE_BOUNDS["C_in"], (1, 4096), "input channels C_in"),
-    "C_out": (SIZE_BOUNDS["C_out"], (1, 4096), "output channels C_out"),
-    "H_out": ((1, 16384), (1, 512), "output size H_out = W_out (the input follows)"),
-    "K": (SIZE_BOUNDS["K"], (1, 15), "kernel size K"),
-}
-ALLREDUCE_RANGES = {"P": (2, 1024), "m": (1, 1e9)}
-
-
-def bounds_message(name: str, low: float, high: float, got: object) -> str:
-    return f"{name} must be between {low:g} and {high:g} (got {_plain_number(got)})"
-
-
-def _plain_number(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    value = float(value)
-    return f"{value:g}" if not value.is_integer() or abs(value) >= 1e16 else str(int(value))
-
-
-def check_known(query: Query, allowed: Iterable[str]) -> None:
-    unknown = sorted(set(query) - set(allowed))
-    if unknown:
-        names = ", ".join(unknown)
-        raise ParameterError(f"unknown parameter {names} (allowed: {', '.join(sorted(allowed))})")
-
-
-def query_value(query: Query, name: str) -> str | None:
-    """The one non-empty value of `name`, or None. Empty fields count as not given."""
-    values = [value.strip() for value in query.get(name, ()) if value.strip()]
-    if len(values) > 1:
-        raise ParameterError(f"{name} is given {len(values)} times; give it once", name)
-    return values[0] if values else None
-
-
-def read_number(
-    query: Query, name: str, low: float, high: float, default: float | None, whole: bool = False
-) -> float | None:
-    """The number given as ?name=, checked against [low, high]; `default` when not given."""
-    raw = query_value(query, name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    kind = "a whole number" if whole else "a number"
-    if not math.isfinite(value) or (whole and not value.is_integer()):
-        message = f"{name} must be {kind} between {low:g} and {high:g} (got {raw!r})"
-        raise ParameterError(message, name)
-    if not low <= value <= high:
-        raise ParameterError(bounds_message(name, low, high, raw), name)
-    return int(value) if whole else value
-
-
-def layer_from_query(query: Query) -> tuple[Preset, Layer]:
-    """The preset named by ?preset= with any sizes the query overrides."""
-    slug = query_value(query, "preset") or DEFAULT_PRESET
-    if slug not in PRESETS:
-        raise ParameterError(f"preset must be one of {', '.join(PRESETS)} (got {slug!r})")
-    preset = PRESETS[slug]
-    changes = {}
-    for name, (low, high) in SIZE_BOUNDS.items():
-        if query_value(query, name) is None:
-            continue
-        if preset.layer.kind == FC and name not in FC_SIZES:
-            raise ParameterError(
-                f"{name} does not apply to a fully connected layer (preset {slug}); "
-                f"it has only {', '.join(FC_SIZES)}"
-            )
-        changes[name] = read_number(query, name, low, high, None, whole=True)
-    layer = preset.layer.with_sizes(**changes)
-    check_layer(layer)
-    return preset, layer
-
-
-def check_layer(layer: Layer) -> None:
-    if layer.H_out < 1 or layer.W_out < 1:
-        raise ParameterError(
-            f"the kernel (K = {layer.K}) does not fit the padded input "
-            f"({layer.H + 2 * layer.pad}×{layer.W + 2 * layer.pad}): the layer has no output"
-        )
-
-
-@dataclass(frozen=True)
-class Sweep:
-    name: str
-    values: list[int]
-    layers: list[Layer]
-
-
-def sweep_from_query(query: Query, layer: Layer) -> Sweep:
-    name = query_value(query, "sweep") or "N"
-    allowed = [n for n in SWEEPS if layer.kind != FC or n in FC_SIZES]
-    if name not in allowed:
-        raise ParameterError(f"sweep must be one of {', '.join(allowed)} (got {name!r})")
-    (low, high), (start, stop), _ = SWEEPS[name]
-    start = read_number(query, "from", low, high, start, whole=True)
-    stop = read_number(query, "to", low, high, min(max(stop, start + 1), high), whole=True)
-    if start >= stop:
-        raise ParameterError(f"from must be less than to (got from={start}, to={stop})")
-    values = sorted({int(v) for v in np.rint(np.geomspace(start, stop, SWEEP_POINTS))})
-    return Sweep(name, values, [_layer_at(layer, name, value) for value in values])
-
-
-def _layer_at(layer: Layer, name: str, value: int) -> Layer:
-    if name == "H_out":
-        size = (value - 1) * layer.stride + layer.K - 2 * layer.pad
-        if not 1 <= size <= SIZE_BOUNDS["H"][1]:
-            raise ParameterError(
-                f"H_out = {value} needs an input of {size}×{size} with K = {layer.K}, stride "
-                f"{layer.stride} and pad {layer.pad}; the input must be between 1 and "
-                f"{SIZE_BOUNDS['H'][1]}: narrow the range"
-            )
-        return layer.with_sizes(H=size, W=size)
-    swept = layer.with_sizes(**{name: value})
-    try:
-        check_layer(swept)
-    except ParameterError as error:
-        raise ParameterError(f"at {name} = {value}, {error}: narrow the range") from None
-    return swept
-
-
-def operators_from_query(query: Query, available: list[Operator], kind: str) -> list[Operator]:
-    """?ops= (repeated or comma-separated keys); by default the Table 6 algorithms for a
-    convolution and the fully connected operators for a fully connected layer."""
-    usable = {op.key: op for op in available if op.applies_to(kind)}
-    keys = [k.strip() for v in query.get("ops", ()) for k in v.split(",") if k.strip()]
-    if not keys:
-        if kind == FC:
-            return [op for op in usable.values() if op.technique in FC_ONLY]
-        return [op for op in usable.values() if op.table == "Table 6"]
-    unknown = [k for k in keys if k not in usable]
-    if unknown:
-        raise ParameterError(
-            f"ops: unknown operator {', '.join(unknown)} for this layer "
-            f"(choose from {', '.join(usable)})"
-        )
-    return [usable[k] for k in dict.fromkeys(keys)]
-
-
-def brent_operator_from_query(query: Query, available: list[Operator], kind: str) -> Operator:
-    usable = {op.key: op for op in available if op.applies_to(kind)}
-    if not usable:
-        raise ParameterError("no operator with a work and a depth formula applies to this layer")
-    default = "conv-direct" if kind != FC else "fully-connected.forward"
-    key = query_value(query, "op") or (default if default in usable else next(iter(usable)))
-    if key not in usable:
-        raise ParameterError(f"op must be one of {', '.join(usable)} (got {key!r})")
-    return usable[key]
-
-
-def common_bounds(formulas: Sequence[CostFormula], name: str) -> tuple[float, float, float]:
-    """(min, max, default) of a variable that all `formulas` can take: the narrowest bounds."""
-    variables = [v for f in formulas for v in f.variables if v["name"] == name]
-    if not variables:
-        raise ParameterError(f"no formula here has a variable {name}")
-    low = max(v["min"] for v in variables)
-    high = min(v["max"] for v in variables)
-    return low, high, min(max(variables[0]["default"], low), high)
-
-
-def allreduce_settings(query: Query, formulas: Sequence[CostFormula]) -> dict[str, float]:
-    settings = {}
-    for name in ("L", "G", "gamma", "m", "P"):
-        low, high, default = common_bounds(formulas, name)
-        settings[name] = read_number(query, name, low, high, default, whole=name == "P")
-    for name, (start, stop) in ALLREDUCE_RANGES.items():
-        low, high, _ = common_bounds(formulas, name)
-        whole = name == "P"
-        first = read_number(query, f"{name}_min", low, high, max(start, low), whole)
-        last = read_number(query, f"{name}_max", low, high, min(stop, high), whole)
-        if first >= last:
-            raise ParameterError(
-                f"{name}_min must be less than {name}_max (got {_plain_number(first)} and "
-                f"{_plain_number(last)})"
-            )
-        settings[f"{name}_min"], settings[f"{name}_max"] = first, last
-    return settings
 
 
 # Numbers -------------------------------------------------------------------------------------
@@ -784,7 +398,8 @@ def brent_default_p_max(work: float, depth: float, high: float) -> int:
     return int(min(wanted, high))
 
 
-def brent_plot(op: Operator, bounds: list[CostFormula], layer: Layer, query: Query) -> dict:
+def brent_plot(op: Operator, bounds: list[CostFormula], layer: Layer, p_max: int | None) -> dict:
+    """Brent's bounds for `op` at `layer` up to p_max processors (None: from W/D)."""
     try:
         work, depth, _ = op.at(layer)
     except (ParameterError, FormulaError) as error:
@@ -795,8 +410,7 @@ def brent_plot(op: Operator, bounds: list[CostFormula], layer: Layer, query: Que
             "layer; Brent's bounds need W and D of at least 1: choose another operator or sizes",
             "op",
         )
-    low, high, _ = common_bounds(bounds, "p")
-    p_max = read_number(query, "p_max", max(low, 2), high, None, whole=True)
+    _, high, _ = common_bounds(bounds, "p")
     if p_max is None:
         p_max = brent_default_p_max(work, depth, high)
     p = np.unique(np.rint(np.geomspace(1, p_max, CURVE_POINTS)))
@@ -901,8 +515,8 @@ def allreduce_formulas(formulas: Iterable[CostFormula]) -> list[CostFormula]:
     return sorted(chosen, key=lambda f: f.quantity == "bound")
 
 
-def allreduce_plot(formulas: list[CostFormula], query: Query, axis: str) -> dict:
-    settings = allreduce_settings(query, formulas)
+def allreduce_plot(formulas: list[CostFormula], settings: dict[str, float], axis: str) -> dict:
+    """Each formula's time against `axis` (P or m) over its range in `settings`."""
     low, high = settings[f"{axis}_min"], settings[f"{axis}_max"]
     x = np.geomspace(low, high, CURVE_POINTS)
     if axis == "P":
@@ -1045,7 +659,7 @@ def build_plot(name: str, formulas: list[CostFormula], query: Query) -> dict:
             return _missing(
                 name, ALLREDUCE_DESCRIPTION[axis], "No allreduce formulas in the catalogue"
             )
-        return allreduce_plot(chosen, query, axis)
+        return allreduce_plot(chosen, allreduce_settings(query, chosen), axis)
     raise ParameterError(f"unknown plot {name!r} (plots: {', '.join(PLOT_NAMES)})")
 
 
@@ -1060,7 +674,7 @@ def _layer_plot(name, available, formulas, preset, layer, query) -> dict:
         message = "No Brent bound formulas, or no operator for this layer, in the catalogue"
         return _missing(name, BRENT_DESCRIPTION, message)
     op = brent_operator_from_query(query, available, layer.kind)
-    return brent_plot(op, bounds, layer, query)
+    return brent_plot(op, bounds, layer, brent_p_max(query, bounds))
 
 
 def _missing(name: str, description: str, message: str) -> dict:
