@@ -6,8 +6,8 @@ values (records, layers, numbers) and returns the figure dict. Bad input raises 
 (or `FormulaError` from the formula language); the views answer 400 with its message.
 
 Plots (each also an API twin at /api/costs/plots/<name>/):
-- wd-plane: every operator of Tables 4 and 6 that has a work and a depth formula, as a point
-  (x = work W, y = depth D) at one layer configuration;
+- wd-plane (wd_plane.py): every operator of Tables 4 and 6 that has a work and a depth formula,
+  as a point (x = work W, y = depth D) at one layer configuration;
 - parallelism: average parallelism W/D of chosen operators as one layer size is swept;
 - brent: Brent's bounds max(W/p, D) <= T_p <= W/p + D against p for one operator;
 - allreduce-p and allreduce-m: allreduce time of each algorithm against P and against m.
@@ -16,11 +16,20 @@ Plots (each also an API twin at /api/costs/plots/<name>/):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 
 import numpy as np
 
 from catalogue.costs import FormulaError
+from explorer.costs.numbers import (
+    CURVE_POINTS,
+    LINE_COLOURS,
+    crossovers,
+    finite_list,
+    format_number,
+    plot_result,
+    status_phrase,
+)
 from explorer.costs.params import (
     SWEEPS,
     Query,
@@ -33,301 +42,9 @@ from explorer.costs.params import (
     operators_from_query,
     sweep_from_query,
 )
-from explorer.costs.presets import Layer, Preset
-from explorer.costs.records import TABLE_COLOURS, CostFormula, Operator, ParameterError, operators
-
-CURVE_POINTS = 120
-LINE_COLOURS = ["#2457a6", "#c0392b", "#2e8b57", "#8e44ad", "#d35400", "#16a085", "#7f8c8d"]
-DOUBT_COLOUR = "#b07d00"
-
-
-# Numbers -------------------------------------------------------------------------------------
-
-
-def crossovers(x: Sequence[float], curves: Mapping[str, Sequence[float | None]]) -> list[dict]:
-    """Where two sampled curves cross: where their difference changes sign between neighbouring
-    usable samples, interpolated linearly in log x (or the sample where they are equal).
-    Samples that are None or not finite are skipped, and curves that only touch do not cross.
-    Returns {a, b, x, y} sorted by x."""
-    xs = np.asarray(x, dtype=float)
-    names = list(curves)
-    found = []
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            ya, yb = _array(curves[a]), _array(curves[b])
-            difference = ya - yb
-            usable = [
-                j for j in range(len(xs)) if np.isfinite(difference[j]) and difference[j] != 0
-            ]
-            for j, k in zip(usable, usable[1:], strict=False):
-                if np.sign(difference[j]) == np.sign(difference[k]):
-                    continue
-                zeros = [i for i in range(j + 1, k) if difference[i] == 0]
-                if zeros:  # the curves meet on a sample: that is the crossing
-                    crossing, y = float(xs[zeros[0]]), float(ya[zeros[0]])
-                else:  # interpolate between the samples, across any gap
-                    t = difference[j] / (difference[j] - difference[k])
-                    crossing = math.exp(math.log(xs[j]) + t * (math.log(xs[k]) - math.log(xs[j])))
-                    y = ya[j] + t * (ya[k] - ya[j])
-                found.append({"a": a, "b": b, "x": float(crossing), "y": float(y)})
-    return sorted(found, key=lambda c: c["x"])
-
-
-def _array(values: Sequence[float | None]) -> np.ndarray:
-    return np.array([math.nan if v is None else v for v in values], dtype=float)
-
-
-def _finite_list(values: Iterable[float]) -> list[float | None]:
-    """JSON-safe: NaN and infinities become None (null), which Plotly leaves as a gap."""
-    return [float(v) if v is not None and math.isfinite(v) else None for v in values]
-
-
-def format_number(value: float) -> str:
-    if value is None or not math.isfinite(value):
-        return "—"
-    if float(value).is_integer() and abs(value) < 1e15:
-        return f"{int(value):,}"
-    return f"{value:.4g}"
-
-
-def _status_phrase(formula: CostFormula) -> str:
-    phrase = formula.status_label or formula.status
-    return phrase if formula.confirmed else f"{phrase}, not confirmed"
-
-
-# (a) The W-D plane ---------------------------------------------------------------------------
-
-WD_PLANE_DESCRIPTION = (
-    "Each point is one operator of Table 4 or convolution algorithm of Table 6 at the chosen "
-    "layer: x is its work W and y its depth D, both on log scales; dotted diagonals are lines "
-    "of constant average parallelism W/D."
-)
-
-
-def wd_plane(available: list[Operator], preset: Preset, layer: Layer) -> dict:
-    points, not_drawn = [], []
-    for op in available:
-        if not op.applies_to(layer.kind):
-            continue
-        try:
-            work, depth, defaults = op.at(layer)
-        except (ParameterError, FormulaError) as error:
-            not_drawn.append({"key": op.key, "label": op.label, "reason": str(error)})
-            continue
-        if depth <= 0 or work <= 0:
-            reason = f"the depth formula gives {format_number(depth)} at these sizes"
-            if work <= 0:
-                reason = f"the work formula gives {format_number(work)} at these sizes"
-            not_drawn.append({"key": op.key, "label": op.label, "reason": reason})
-            continue
-        points.append(_point(op, work, depth, defaults))
-    figure = _wd_figure(points, _layer_title(preset, layer))
-    used = [f for op in available if op.applies_to(layer.kind) for f in (op.work, op.depth)]
-    return _result(
-        "wd-plane", WD_PLANE_DESCRIPTION, figure, used, points=points, not_drawn=not_drawn
-    )
-
-
-def _point(op: Operator, work: float, depth: float, defaults: dict) -> dict:
-    return {
-        "key": op.key,
-        "label": op.label,
-        "short_label": op.short_label,
-        "technique": op.technique,
-        "technique_name": op.work.technique_name,
-        "eval": op.work.eval,
-        "table": op.table,
-        "work": work,
-        "depth": depth,
-        "parallelism": work / depth,
-        "confirmed": op.confirmed,
-        "doubtful": [f.label for f in op.doubtful],
-        "work_formula": op.work.summary(),
-        "depth_formula": op.depth.summary(),
-        "works": list(op.works),
-        "defaults": defaults,
-    }
-
-
-def _hover(point: dict) -> str:
-    lines = [
-        f"<b>{point['label']}</b> ({point['table']})",
-        f"{point['technique_name']}",
-        f"W = {format_number(point['work'])} ({_summary_status(point['work_formula'])})",
-        f"D = {format_number(point['depth'])} ({_summary_status(point['depth_formula'])})",
-        f"W/D = {format_number(point['parallelism'])}",
-        "works: " + (", ".join(point["works"]) or "none linked"),
-    ]
-    if point["defaults"]:
-        lines.append("defaults: " + ", ".join(f"{k} = {v:g}" for k, v in point["defaults"].items()))
-    lines += [f"⚠ doubtful formula: {label}" for label in point["doubtful"]]
-    return "<br>".join(lines)
-
-
-def _summary_status(summary: dict) -> str:
-    return summary["status_label"] + ("" if summary["confirmed"] else ", not confirmed")
-
-
-def _wd_figure(points: list[dict], title: str) -> dict:
-    labels, positions = _point_labels(points)
-    traces = _parallelism_guides(points)
-    # Hollow markers are larger, so that where points coincide a ring shows around a dot.
-    groups = [
-        ("confirmed (work and depth)", [p for p in points if p["confirmed"]], "circle", 11),
-        ("not confirmed", [p for p in points if not p["confirmed"]], "circle-open", 16),
-    ]
-    for name, members, symbol, size in groups:
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "markers+text",
-                "name": name,
-                "x": [p["work"] for p in members],
-                "y": [p["depth"] for p in members],
-                "text": [labels[p["key"]] for p in members],
-                "textposition": [positions[p["key"]] for p in members],
-                "textfont": {"size": 10},
-                "hovertext": [_hover(p) for p in members],
-                "hoverinfo": "text",
-                "marker": {
-                    "symbol": symbol,
-                    "size": size,
-                    "color": [TABLE_COLOURS.get(p["table"], "#555") for p in members],
-                    "line": {"width": 2},
-                },
-            }
-        )
-    doubtful = [p for p in points if p["doubtful"]]
-    traces.append(
-        {
-            "type": "scatter",
-            "mode": "markers+text",
-            "name": "doubtful formula (FACTS.md: check before use)",
-            "x": [p["work"] for p in doubtful],
-            "y": [p["depth"] for p in doubtful],
-            "text": [f"{p['short_label']}: work formula doubtful" for p in doubtful],
-            "textposition": "bottom center",
-            "textfont": {"color": DOUBT_COLOUR, "size": 11},
-            "hovertext": [_hover(p) for p in doubtful],
-            "hoverinfo": "text",
-            "marker": {
-                "symbol": "diamond-open",
-                "size": 20,
-                "color": DOUBT_COLOUR,
-                "line": {"width": 2},
-            },
-        }
-    )
-    for table in sorted({p["table"] for p in points}):
-        name = "Table 4 (operators)" if table == "Table 4" else "Table 6 (convolution algorithms)"
-        traces.append(_legend_only(name, TABLE_COLOURS[table]))
-    return {
-        "data": traces,
-        "layout": {
-            "title": {"text": title, "font": {"size": 14}},
-            "xaxis": _log_axis("work W (operations)", [p["work"] for p in points], 4),
-            "yaxis": _log_axis("depth D (steps)", [p["depth"] for p in points], 2),
-            "hovermode": "closest",
-            "legend": {"orientation": "h", "y": -0.2},
-            "margin": {"t": 50, "r": 10},
-        },
-    }
-
-
-def _log_axis(title: str, values: list[float], margin: float) -> dict:
-    """A log axis whose range (in Plotly's log10 units) reaches `margin` times beyond the
-    extreme values, so that the guides do not stretch it; Plotly's own range when empty."""
-    axis = {"type": "log", "title": {"text": title}}
-    if values:
-        axis["range"] = [math.log10(min(values) / margin), math.log10(max(values) * margin)]
-    return axis
-
-
-def _point_labels(points: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
-    """One label per position (points at the same place share it), set alternately right and
-    left of points with about the same work, so that stacked labels overlap less."""
-    labels: dict[str, str] = {}
-    first_at: dict[tuple[float, float], str] = {}
-    for p in points:
-        place = (round(math.log10(p["work"]), 2), round(math.log10(p["depth"]), 2))
-        if place in first_at:
-            labels[first_at[place]] += f", {p['short_label']}"
-            labels[p["key"]] = ""
-        else:
-            first_at[place] = p["key"]
-            labels[p["key"]] = p["short_label"]
-    positions = {p["key"]: "middle right" for p in points}
-    labelled = sorted((p for p in points if labels[p["key"]]), key=lambda p: p["work"])
-    for group in _columns(labelled):
-        for rank, p in enumerate(sorted(group, key=lambda p: p["depth"])):
-            positions[p["key"]] = "middle right" if rank % 2 == 0 else "middle left"
-    return labels, positions
-
-
-def _columns(points: list[dict]) -> list[list[dict]]:
-    """Points (sorted by work) grouped where neighbours are within 0.3 decades of work."""
-    columns: list[list[dict]] = []
-    for p in points:
-        if columns and math.log10(p["work"] / columns[-1][-1]["work"]) <= 0.3:
-            columns[-1].append(p)
-        else:
-            columns.append([p])
-    return columns
-
-
-def _legend_only(name: str, colour: str) -> dict:
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "name": name,
-        "x": [None],
-        "y": [None],
-        "marker": {"symbol": "square", "size": 11, "color": colour},
-        "hoverinfo": "skip",
-    }
-
-
-def _parallelism_guides(points: list[dict]) -> list[dict]:
-    """Dotted lines D = W / 10^k for every third power of ten the points span, each labelled
-    where it leaves the plotted area (see the axis ranges in _wd_figure)."""
-    if not points:
-        return []
-    works = [p["work"] for p in points]
-    depths = [p["depth"] for p in points]
-    x0, x1 = min(works) / 4, max(works) * 4
-    y_top = max(depths) * 2
-    parallelism = [p["parallelism"] for p in points]
-    first = 3 * math.floor(math.log10(min(parallelism)) / 3)
-    last = 3 * math.ceil(math.log10(max(parallelism)) / 3)
-    traces = []
-    for power in range(first, last + 1, 3):
-        ratio = 10.0**power
-        label_x = min(x1, y_top * ratio)  # the right edge, or the top edge if it comes first
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines+text",
-                "name": "constant W/D",
-                "legendgroup": "guides",
-                "showlegend": not traces,
-                "x": [x0, label_x, x1],
-                "y": [x0 / ratio, label_x / ratio, x1 / ratio],
-                "text": ["", f"W/D = 1e{power}", ""],
-                "textposition": "bottom left",
-                "textfont": {"color": "#8e8e8e", "size": 10},
-                "line": {"dash": "dot", "color": "#b8bec9", "width": 1},
-                "hoverinfo": "skip",
-            }
-        )
-    return traces
-
-
-def _layer_title(preset: Preset, layer: Layer) -> str:
-    if layer == preset.layer:
-        return f"W-D plane: {preset.name}, N = {layer.N}"
-    sizes = ", ".join(f"{k} = {v}" for k, v in layer.sizes().items())
-    return f"W-D plane: custom layer from {preset.slug} ({sizes})"
-
+from explorer.costs.presets import Layer
+from explorer.costs.records import CostFormula, Operator, ParameterError, operators
+from explorer.costs.wd_plane import wd_plane
 
 # (b) Average parallelism against a swept size -------------------------------------------------
 
@@ -357,7 +74,7 @@ def parallelism_plot(chosen: list[Operator], sweep: Sweep) -> dict:
             "mode": "lines+markers",
             "name": s["label"] + ("" if s["confirmed"] else " (not confirmed)"),
             "x": sweep.values,
-            "y": _finite_list(s["y"]),
+            "y": finite_list(s["y"]),
             "line": {"color": LINE_COLOURS[i % len(LINE_COLOURS)], "dash": _dash(s["confirmed"])},
             "marker": {"size": 4, "symbol": "circle" if s["confirmed"] else "circle-open"},
             "hovertemplate": f"{s['label']}<br>{sweep.name} = %{{x}}<br>W/D = %{{y:.4g}}"
@@ -377,7 +94,7 @@ def parallelism_plot(chosen: list[Operator], sweep: Sweep) -> dict:
     }
     used = [f for op in chosen for f in (op.work, op.depth)]
     data = {"sweep": sweep.name, "x": sweep.values, "series": series}
-    return _result("parallelism", PARALLELISM_DESCRIPTION, figure, used, **data)
+    return plot_result("parallelism", PARALLELISM_DESCRIPTION, figure, used, **data)
 
 
 def _dash(confirmed: bool) -> str:
@@ -420,7 +137,7 @@ def brent_plot(op: Operator, bounds: list[CostFormula], layer: Layer, p_max: int
             values, _ = formula.evaluate({"work": work, "depth": depth, "p": p})
         except (ParameterError, FormulaError) as error:
             raise ParameterError(f"{formula.label} for {op.label}: {error}") from None
-        curves.append((formula, _finite_list(values)))
+        curves.append((formula, finite_list(values)))
     # The lower curve first, so that the band between the two fills (Plotly's "tonexty").
     curves.sort(key=lambda item: sum(v or 0 for v in item[1]))
     traces = [
@@ -465,7 +182,7 @@ def brent_plot(op: Operator, bounds: list[CostFormula], layer: Layer, p_max: int
         "p": p.tolist(),
         "curves": [{"label": f.label, "id": f.id, "y": values} for f, values in curves],
     }
-    return _result("brent", BRENT_DESCRIPTION, figure, used, **data)
+    return plot_result("brent", BRENT_DESCRIPTION, figure, used, **data)
 
 
 def _horizontal_line(y: float, span: list[float], label: str) -> dict:
@@ -528,7 +245,7 @@ def allreduce_plot(formulas: list[CostFormula], settings: dict[str, float], axis
             y, _ = formula.evaluate(values)
         except (ParameterError, FormulaError) as error:
             raise ParameterError(f"{formula.label}: {error}") from None
-        curves.append((formula, _finite_list(np.broadcast_to(y, x.shape))))
+        curves.append((formula, finite_list(np.broadcast_to(y, x.shape))))
     algorithms = {f.label: y for f, y in curves if f.quantity == "time"}
     crossings = crossovers(x.tolist(), algorithms)
     traces = [_allreduce_trace(formula, x, y, axis, i) for i, (formula, y) in enumerate(curves)]
@@ -557,7 +274,7 @@ def allreduce_plot(formulas: list[CostFormula], settings: dict[str, float], axis
         "crossovers": crossings,
     }
     name = "allreduce-p" if axis == "P" else "allreduce-m"
-    return _result(name, ALLREDUCE_DESCRIPTION[axis], figure, formulas, **data)
+    return plot_result(name, ALLREDUCE_DESCRIPTION[axis], figure, formulas, **data)
 
 
 def _allreduce_trace(formula: CostFormula, x: np.ndarray, y: list, axis: str, i: int) -> dict:
@@ -579,7 +296,7 @@ def _allreduce_trace(formula: CostFormula, x: np.ndarray, y: list, axis: str, i:
             "dash": "dashdot" if bound else _dash(formula.confirmed),
             "width": 1 if bound else 2,
         },
-        "hovertemplate": f"{formula.label} ({_status_phrase(formula)})<br>{axis} = %{{x:.4g}}"
+        "hovertemplate": f"{formula.label} ({status_phrase(formula)})<br>{axis} = %{{x:.4g}}"
         "<br>time = %{y:.4g} s<extra></extra>",
     }
 
@@ -618,18 +335,6 @@ def _crossover_trace(crossings: list[dict], axis: str) -> dict:
 
 
 # Results and the registry ---------------------------------------------------------------------
-
-
-def _result(name: str, description: str, figure: dict, used: Iterable[CostFormula], **data) -> dict:
-    formulas = list({f.id: f for f in used}.values())
-    return {
-        "name": name,
-        "description": description,
-        "formulas": [f.summary() for f in formulas],
-        "unconfirmed": [f.label for f in formulas if not f.confirmed],
-        "figure": figure,
-        "data": data,
-    }
 
 
 PLOT_NAMES = ("wd-plane", "parallelism", "brent", "allreduce-p", "allreduce-m")
@@ -680,4 +385,4 @@ def _layer_plot(name, available, formulas, preset, layer, query) -> dict:
 def _missing(name: str, description: str, message: str) -> dict:
     """An empty plot when the catalogue lacks the formulas (not the reader's fault: no 400)."""
     figure = {"data": [], "layout": {"title": {"text": message}}}
-    return _result(name, description, figure, [], missing=message)
+    return plot_result(name, description, figure, [], missing=message)

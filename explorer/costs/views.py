@@ -11,6 +11,7 @@ from catalogue.costs import FormulaError
 from catalogue.models import Category, CostModel, Technique, Work
 from explorer.costs import params
 from explorer.costs import plots as cost_plots
+from explorer.costs.numbers import format_number
 from explorer.costs.presets import DEFAULT_PRESET, FC, FC_SIZES, PRESETS, SIZE_BOUNDS, SIZE_HELP
 from explorer.costs.records import CostFormula, ParameterError, cost_formulas, operators
 from explorer.links import link
@@ -77,7 +78,7 @@ def _plot_context(name: str, result: dict, request) -> dict:
 
 
 def _point_row(point: dict) -> dict:
-    number = cost_plots.format_number
+    number = format_number
     work, depth = point["work_formula"], point["depth_formula"]
     return {
         "label": point["label"],
