@@ -2,7 +2,7 @@
 replay, a work's co-citation and coupling neighbours, and the data-quality figures.
 
 Anonymous read only. Query parameters are those of the pages (shared forms in
-explorer/graph/views.py); unknown parameters and values are refused with 400 and a message.
+explorer/graph/query.py); unknown parameters and values are refused with 400 and a message.
 
 `?format=` is this API's own parameter here (json|graphml|gexf|csv), not DRF's renderer switch:
 `QueryFormatIgnored` keeps DRF from reading it, and the view writes each format itself.
@@ -26,21 +26,19 @@ from rest_framework.views import APIView
 
 from catalogue import graph as citation_graph
 from catalogue.models import Citation, Work
-from explorer.graph.views import (
+from explorer.graph.documents import (
     CAVEAT,
-    GraphForm,
     GraphSelection,
-    SnowballForm,
     Taxonomy,
     ego_message,
     node_payload,
-    parse_query,
     quality_report,
     run_snowball,
     select_graph,
     snowball_document,
     title_text,
 )
+from explorer.graph.query import GraphForm, SnowballForm, parse_query
 from explorer.middleware import cached_for_anonymous
 
 GRAPH_FORMATS = {
