@@ -7,6 +7,7 @@ no duplicate edge per provenance, allowed choice values).
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
@@ -65,9 +66,6 @@ class Author(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("works:author-detail", args=[self.pk])
-
-
-CITATIONS_SHOWN = 300  # per work and direction: the survey's 269 references fit
 
 
 class WorkQuerySet(models.QuerySet):
@@ -277,20 +275,24 @@ class Work(models.Model):
     # indexes (a sliced prefetch would number every edge with a window function first).
     @cached_property
     def cites_shown(self) -> list[Citation]:
-        return list(Citation.objects.filter(citing=self).select_related("cited")[:CITATIONS_SHOWN])
+        return list(
+            Citation.objects.filter(citing=self).select_related("cited")[: settings.CITATIONS_SHOWN]
+        )
 
     @cached_property
     def cited_by_shown(self) -> list[Citation]:
-        return list(Citation.objects.filter(cited=self).select_related("citing")[:CITATIONS_SHOWN])
+        return list(
+            Citation.objects.filter(cited=self).select_related("citing")[: settings.CITATIONS_SHOWN]
+        )
 
     @cached_property
     def citation_totals(self) -> tuple[int, int]:
         """(cites, cited by) inside the catalogue; a list cut at CITATIONS_SHOWN is counted in
         the database (one query)."""
         cites, cited_by = len(self.cites_shown), len(self.cited_by_shown)
-        if cites >= CITATIONS_SHOWN:
+        if cites >= settings.CITATIONS_SHOWN:
             cites = Citation.objects.filter(citing=self).count()
-        if cited_by >= CITATIONS_SHOWN:
+        if cited_by >= settings.CITATIONS_SHOWN:
             cited_by = Citation.objects.filter(cited=self).count()
         return cites, cited_by
 

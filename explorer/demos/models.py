@@ -32,7 +32,14 @@ class DemoResultQuerySet(models.QuerySet):
         params = validate_params(demo, raw_params)
         if cached := self.cached(slug, demo.version, params):
             return cached, True
-        outcome = run_demo(slug, params, max_concurrent=settings.DEMO_MAX_CONCURRENT)
+        outcome = run_demo(
+            slug,
+            params,
+            max_concurrent=settings.DEMO_MAX_CONCURRENT,
+            cpu_seconds=settings.DEMO_CPU_SECONDS,
+            memory_bytes=settings.DEMO_MEMORY_BYTES,
+            wall_seconds=settings.DEMO_WALL_SECONDS,
+        )
         result, _ = self.get_or_create(
             slug=slug,
             version=demo.version,

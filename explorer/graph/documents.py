@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 import networkx as nx
+from django.conf import settings
 from django.urls import reverse
 
 from catalogue import bibtex
@@ -31,7 +32,6 @@ PLAIN_BIBTEX = re.compile(r"[\w\s{}:;,.?!()/+'-]*")
 # Level colours, in taxonomy order; works without a category are grey.
 PALETTE = ["#2457a6", "#d9822b", "#2e8b57", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"]
 NO_LEVEL_COLOUR = "#9aa3b0"
-MAX_SHOWN = 450  # networkx's spring layout without scipy: a dense solver, below 500 nodes
 MAX_OPTIONS = 1000  # work keys offered in a page's pickers; beyond that, type a key
 
 
@@ -115,8 +115,8 @@ def select_graph(query: Query, catalogue: CatalogueGraph, taxonomy: Taxonomy) ->
         around = citation_graph.ego(view, key, data["depth"], data["direction"])
         nodes = [n for n in nodes if n in around and n != key] + [key]
     total = len(nodes)
-    if total > MAX_SHOWN:
-        nodes = sorted(nodes, key=lambda n: -ranks.get(n, 0.0))[:MAX_SHOWN]
+    if total > settings.GRAPH_MAX_SHOWN:
+        nodes = sorted(nodes, key=lambda n: -ranks.get(n, 0.0))[: settings.GRAPH_MAX_SHOWN]
     shown = view.subgraph(nodes)
     in_degree = {n: (measured.in_degree(n) if n in measured else 0) for n in shown}
     out_degree = {n: (measured.out_degree(n) if n in measured else 0) for n in shown}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.paginator import EmptyPage
 from django.db.models import Count
 from django.http import Http404
@@ -10,8 +11,8 @@ from django.shortcuts import get_object_or_404, render
 from catalogue import bibtex
 from catalogue.models import Assignment, Author, Category, Citation, Provenance, Work
 from explorer.middleware import cached_for_anonymous
-from explorer.pagination import MAX_PAGE_SIZE, counted_paginator
-from explorer.works import exports, plots
+from explorer.pagination import counted_paginator, page_size_message
+from explorer.works import plots
 from explorer.works.filters import WorkFilter
 
 DEFAULT_PAGE_SIZE = 50
@@ -54,7 +55,7 @@ def work_list(request):
         "category_tree": Category.objects.tree_with_counts(works),
         "query_string": _without(request, "page"),
         "export_query": _without(request, "page", "page_size", "ordering"),
-        "max_export": exports.MAX_EXPORT,
+        "max_export": settings.MAX_EXPORT,
     }
     template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
     return render(request, template, context)
@@ -62,14 +63,13 @@ def work_list(request):
 
 def _page_size(request) -> int | None:
     raw = request.GET.get("page_size", str(DEFAULT_PAGE_SIZE))
-    if raw.isdigit() and 1 <= int(raw) <= MAX_PAGE_SIZE:
+    if raw.isdigit() and 1 <= int(raw) <= settings.MAX_PAGE_SIZE:
         return int(raw)
     return None
 
 
 def _page_size_message(request) -> str:
-    raw = request.GET.get("page_size")
-    return f"must be a whole number between 1 and {MAX_PAGE_SIZE} (got {raw!r})"
+    return page_size_message(request.GET.get("page_size"))
 
 
 def _page(works, page_size: int, number: str, count: int):
