@@ -15,10 +15,10 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 from django.utils.functional import cached_property
 
-from catalogue.constants import WORK_FIELDS
+from catalogue.constants import KEY_REGEX, WORK_FIELDS
 
 KEY_VALIDATOR = RegexValidator(
-    r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$",
+    rf"^{KEY_REGEX}$",
     "A BibTeX key starts with a letter or digit and holds only letters, digits, _ . : -",
 )
 
@@ -66,6 +66,19 @@ class Author(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("works:author-detail", args=[self.pk])
+
+
+def has_cost_model() -> Q:
+    """A work has a cost model when a model cites it or its technique does (the works facet and
+    the filter's one definition)."""
+    return Q(Exists(CostModel.objects.filter(works=OuterRef("pk")))) | Q(
+        Exists(CostModel.objects.filter(technique__works=OuterRef("pk")))
+    )
+
+
+def has_demo() -> Q:
+    """A work has a demo when a technique that cites it has one."""
+    return Q(Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug="")))
 
 
 class WorkQuerySet(models.QuerySet):
@@ -135,17 +148,8 @@ class WorkQuerySet(models.QuerySet):
             .values_list("year", "entry_type")
             .annotate(
                 n=Count("pk"),
-                has_cost_model=Count(
-                    "pk",
-                    filter=Q(Exists(CostModel.objects.filter(works=OuterRef("pk"))))
-                    | Q(Exists(CostModel.objects.filter(technique__works=OuterRef("pk")))),
-                ),
-                has_demo=Count(
-                    "pk",
-                    filter=Q(
-                        Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug=""))
-                    ),
-                ),
+                has_cost_model=Count("pk", filter=has_cost_model()),
+                has_demo=Count("pk", filter=has_demo()),
             )
         )
         years: dict[int | None, int] = {}

@@ -10,6 +10,7 @@ from rest_framework import mixins, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from catalogue.constants import KEY_REGEX
 from catalogue.models import Author, Category, Citation, CostModel, Provenance, Technique, Work
 from explorer.middleware import cached_for_anonymous
 from explorer.pagination import CountInPagePagination
@@ -38,7 +39,7 @@ class StrictFilterMixin:
 )
 class WorkViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "key"
-    lookup_value_regex = r"[A-Za-z0-9][A-Za-z0-9_.:-]*"
+    lookup_value_regex = KEY_REGEX
     filterset_class = WorkFilter
     pagination_class = CountInPagePagination
 
