@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from django import forms
 
 from explorer.costs.presets import DEFAULT_PRESET, FC, FC_SIZES, PRESETS, SIZE_BOUNDS, Layer, Preset
 from explorer.costs.records import (
@@ -19,8 +20,14 @@ from explorer.costs.records import (
     CostFormula,
     Operator,
     ParameterError,
-    _plain_number,
-    bounds_message,
+)
+from explorer.forms import (
+    ChoiceParameter,
+    EveryValue,
+    NumberParameter,
+    QueryForm,
+    QueryParameter,
+    plain_number,
 )
 
 Query = Mapping[str, Sequence[str]]
@@ -55,32 +62,25 @@ def check_known(query: Query, allowed: Iterable[str]) -> None:
         raise ParameterError(f"unknown parameter {names} (allowed: {', '.join(sorted(allowed))})")
 
 
+def read(field: QueryParameter, query: Query) -> object:
+    """One parameter read by its form field; ParameterError (naming it) when it is bad."""
+    values = EveryValue().value_from_datadict(query, {}, field.name)
+    try:
+        return field.clean(values)
+    except forms.ValidationError as error:
+        raise ParameterError(error.messages[0], field.name) from None
+
+
 def query_value(query: Query, name: str) -> str | None:
     """The one non-empty value of `name`, or None. Empty fields count as not given."""
-    values = [value.strip() for value in query.get(name, ()) if value.strip()]
-    if len(values) > 1:
-        raise ParameterError(f"{name} is given {len(values)} times; give it once", name)
-    return values[0] if values else None
+    return read(QueryParameter(name), query)
 
 
 def read_number(
     query: Query, name: str, low: float, high: float, default: float | None, whole: bool = False
 ) -> float | None:
     """The number given as ?name=, checked against [low, high]; `default` when not given."""
-    raw = query_value(query, name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    kind = "a whole number" if whole else "a number"
-    if not math.isfinite(value) or (whole and not value.is_integer()):
-        message = f"{name} must be {kind} between {low:g} and {high:g} (got {raw!r})"
-        raise ParameterError(message, name)
-    if not low <= value <= high:
-        raise ParameterError(bounds_message(name, low, high, raw), name)
-    return int(value) if whole else value
+    return read(NumberParameter(name, low, high, whole=whole, default=default), query)
 
 
 def layer_from_query(query: Query) -> tuple[Preset, Layer]:
@@ -202,8 +202,8 @@ def allreduce_settings(query: Query, formulas: Sequence[CostFormula]) -> dict[st
         last = read_number(query, f"{name}_max", low, high, min(stop, high), whole)
         if first >= last:
             raise ParameterError(
-                f"{name}_min must be less than {name}_max (got {_plain_number(first)} and "
-                f"{_plain_number(last)})"
+                f"{name}_min must be less than {name}_max (got {plain_number(first)} and "
+                f"{plain_number(last)})"
             )
         settings[f"{name}_min"], settings[f"{name}_max"] = first, last
     return settings
@@ -213,3 +213,73 @@ def brent_p_max(query: Query, bounds: Sequence[CostFormula]) -> int | None:
     """?p_max=, within the bounds of the Brent formulas' p (at least 2); None when not given."""
     low, high, _ = common_bounds(bounds, "p")
     return read_number(query, "p_max", max(low, 2), high, None, whole=True)
+
+
+# /api/cost-models/<id>/evaluate/ ------------------------------------------------------------
+
+SCALES = ("log", "linear")
+DEFAULT_SWEEP_POINTS = 50
+SWEEP_PARAMETERS = ("sweep", "from", "to", "points", "scale")
+
+
+class EvaluateForm(QueryForm):
+    """One cost model's variables (each within its bounds, its default when not given), or a
+    sweep of one of them: from, to (default: the variable's bounds), points and scale."""
+
+    ignored = frozenset({"format"})
+
+    def __init__(self, data, formula: CostFormula) -> None:
+        super().__init__(data)
+        self.variables = {v["name"]: v for v in formula.variables}
+        for name, variable in self.variables.items():
+            low, high = variable["min"], variable["max"]
+            self.fields[name] = NumberParameter(name, low, high, default=variable["default"])
+        known = ", ".join(self.variables) or "none"
+        message = f"sweep must be one of this model's variables: {known}"
+        self.fields["sweep"] = ChoiceParameter("sweep", self.variables, message)
+        # from and to take the swept variable's bounds, set by clean_sweep (cleaned before them).
+        self.fields["from"] = NumberParameter("from", -math.inf, math.inf)
+        self.fields["to"] = NumberParameter("to", -math.inf, math.inf)
+        self.fields["points"] = NumberParameter(
+            "points", 2, MAX_POINTS, whole=True, default=DEFAULT_SWEEP_POINTS
+        )
+        self.fields["scale"] = ChoiceParameter(
+            "scale", SCALES, "scale must be log or linear", default="log"
+        )
+
+    def unknown_message(self, name: str) -> str:
+        known = ", ".join(self.variables) or "none"
+        return f"unknown parameter {name} (this model's variables: {known})"
+
+    def clean_sweep(self) -> str | None:
+        swept = self.cleaned_data["sweep"]
+        if swept is not None:
+            low, high = self.variables[swept]["min"], self.variables[swept]["max"]
+            for name, default in (("from", low), ("to", high)):
+                field = self.fields[name]
+                field.low, field.high, field.default = low, high, default
+        return swept
+
+    def clean(self) -> dict:
+        data = super().clean()
+        swept = data.get("sweep")
+        if swept is None:
+            for name in SWEEP_PARAMETERS[1:]:
+                if self.given(name):
+                    self.add_error(name, f"{name} needs sweep=<variable>")
+            return data
+        if self.given(swept):
+            self.add_error(swept, f"{swept} is swept: give from and to, not {swept}")
+        start, stop = data.get("from"), data.get("to")
+        if start is None or stop is None:
+            return data
+        if start >= stop:
+            self.add_error("from", f"from must be less than to (got from={start:g}, to={stop:g})")
+        elif data.get("scale") == "log" and start <= 0:
+            self.add_error("from", f"from must be greater than 0 on a log scale (got {start:g})")
+        return data
+
+    def values(self) -> dict[str, float]:
+        """The variables' values, the swept one apart."""
+        swept = self.cleaned_data.get("sweep")
+        return {name: self.cleaned_data[name] for name in self.variables if name != swept}

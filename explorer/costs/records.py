@@ -17,6 +17,7 @@ from django.db.models import Prefetch
 from catalogue.costs import Formula, parse
 from catalogue.models import CostModel, Work
 from explorer.costs.presets import FC, Layer
+from explorer.forms import bounds_message
 
 CONFIRMED = "confirmed"
 TABLE_COLOURS = {"Table 4": "#2457a6", "Table 6": "#c0392b"}
@@ -47,20 +48,6 @@ class ParameterError(ValueError):
     def __init__(self, message: str, parameter: str = "") -> None:
         super().__init__(message)
         self.parameter = parameter
-
-
-def bounds_message(name: str, low: float, high: float, got: object) -> str:
-    return f"{name} must be between {low:g} and {high:g} (got {_plain_number(got)})"
-
-
-def _plain_number(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    value = float(value)
-    return f"{value:g}" if not value.is_integer() or abs(value) >= 1e16 else str(int(value))
-
-
-# The cost models, as plain records ------------------------------------------------------------
 
 
 @dataclass(frozen=True)
