@@ -15,6 +15,7 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 from django.utils.functional import cached_property
 
+from catalogue import tree
 from catalogue.constants import KEY_REGEX, WORK_FIELDS
 
 KEY_VALIDATOR = RegexValidator(
@@ -355,13 +356,7 @@ class CategoryQuerySet(models.QuerySet):
         rows = list(self.values_list("pk", "parent_id", "code"))
         parent_of = {pk: parent_id for pk, parent_id, _ in rows}
         code_of = {pk: code for pk, _, code in rows}
-        roots = {}
-        for pk in parent_of:
-            root = pk
-            while parent_of[root] is not None:
-                root = parent_of[root]
-            roots[pk] = code_of[root]
-        return roots
+        return {pk: code_of[tree.root_of(parent_of, pk)] for pk in parent_of}
 
     def level_counts(self) -> list[Category]:
         """Top-level categories with `work_count` (see tree_with_counts)."""
@@ -375,9 +370,10 @@ def _subtree_work_counts(nodes: list[Category], works: models.QuerySet | None) -
     works, this beats both one COUNT(DISTINCT) per node and a grouped join over a closure table,
     which SQLite plans as a nested loop (bench/browse_bench.py).
     """
+    children = tree.children_of({node.pk: node.parent_id for node in nodes})
     ancestors_of: dict[int, list[int]] = {}
     for node in nodes:
-        for descendant in _subtree_pks(node):
+        for descendant in tree.subtree(children, node.pk):
             ancestors_of.setdefault(descendant, []).append(node.pk)
     pairs = Assignment.objects.order_by()
     if works is not None:
@@ -387,15 +383,6 @@ def _subtree_work_counts(nodes: list[Category], works: models.QuerySet | None) -
         for ancestor in ancestors_of.get(category_id, ()):
             works_under[ancestor].add(work_id)
     return {pk: len(work_ids) for pk, work_ids in works_under.items()}
-
-
-def _subtree_pks(node: Category) -> list[int]:
-    pks, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        pks.append(current.pk)
-        stack.extend(current.child_nodes)
-    return pks
 
 
 class Category(models.Model):
@@ -437,22 +424,10 @@ class Category(models.Model):
 
     def subtree_codes(self) -> list[str]:
         """Codes of this category and all its descendants (one query for the whole tree)."""
-        children_of: dict[int | None, list[tuple[int, str]]] = {}
-        for pk, code, parent_id in Category.objects.values_list("pk", "code", "parent_id"):
-            children_of.setdefault(parent_id, []).append((pk, code))
-        codes, stack = [self.code], [self.pk]
-        while stack:
-            for pk, code in children_of.get(stack.pop(), []):
-                codes.append(code)
-                stack.append(pk)
-        return codes
-
-    @property
-    def level(self) -> Category:
-        node = self
-        while node.parent is not None:
-            node = node.parent
-        return node
+        rows = Category.objects.values_list("pk", "code", "parent_id")
+        code_of = {pk: code for pk, code, _ in rows}
+        children = tree.children_of({pk: parent_id for pk, _, parent_id in rows})
+        return [code_of[pk] for pk in tree.subtree(children, self.pk)]
 
 
 class Assignment(models.Model):

@@ -11,7 +11,7 @@ import networkx as nx
 from django.conf import settings
 from django.urls import reverse
 
-from catalogue import bibtex
+from catalogue import bibtex, tree
 from catalogue import graph as citation_graph
 from catalogue.graph import CatalogueGraph, Snowball
 from catalogue.models import Category
@@ -65,19 +65,7 @@ class Taxonomy:
         return [code for code in self.order if self.parent[code] is None]
 
     def level_of(self, code: str) -> str:
-        while self.parent.get(code):
-            code = self.parent[code]
-        return code
-
-    def subtree(self, code: str) -> frozenset[str]:
-        return frozenset(c for c in self.order if self._under(c, code))
-
-    def _under(self, code: str, ancestor: str) -> bool:
-        while code:
-            if code == ancestor:
-                return True
-            code = self.parent.get(code)
-        return False
+        return tree.root_of(self.parent, code)
 
     def colours(self) -> dict[str, str]:
         return {code: PALETTE[i % len(PALETTE)] for i, code in enumerate(self.levels)}
