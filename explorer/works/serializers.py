@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.urls import reverse
 from rest_framework import serializers
 
 from catalogue.bibtex import display_text, export_works
 from catalogue.models import Author, Citation, CostModel, Technique, Work
+from explorer.links import link_maker
 
 
 class AssignmentField(serializers.Serializer):
@@ -48,6 +51,14 @@ class WorkListSerializer(serializers.ModelSerializer):
             "html_url",
         ]
 
+    # The fields above document the shape for the OpenAPI schema; the document itself is built
+    # by `work_row`, like the list's rows.
+    def to_representation(self, work: Work) -> dict:
+        row = {name: getattr(work, name) for name in WORK_ROW_FIELDS}
+        categories = AssignmentField(work.assignments.all(), many=True).data
+        links = WorkLinks(self.context["request"])
+        return work_row(row, work.author_names, list(categories), links)
+
     def get_title(self, work: Work) -> str:
         return display_text(work.title)
 
@@ -74,33 +85,46 @@ WORK_ROW_FIELDS = [
 
 
 def work_rows(works: list[dict], request) -> list[dict]:
-    """WorkListSerializer's output from `values()` rows, with two queries for the whole page
+    """The works list's JSON from `values()` rows, with two queries for the whole page
     (authors, categories) instead of model instances and per-field serializer calls."""
     ids = [work["pk"] for work in works]
     authors = Work.objects.author_names_of(ids)
     categories = Work.objects.assignments_of(ids)
-    api_base = request.build_absolute_uri(reverse("works:api-work-list"))
-    html_base = request.build_absolute_uri(reverse("works:work-list"))
+    links = WorkLinks(request)
     return [
-        {
-            "key": work["key"],
-            "title": display_text(work["title"]),
-            "title_bibtex": work["title"],
-            "year": work["year"],
-            "authors": [display_text(name) for name in authors.get(work["pk"], [])],
-            "authors_truncated": work["authors_truncated"],
-            "entry_type": work["entry_type"],
-            "venue": work["venue"],
-            "survey_ref": work["survey_ref"],
-            "arxiv_id": work["arxiv_id"],
-            "doi": work["doi"],
-            "url": work["url"],
-            "categories": categories.get(work["pk"], []),
-            "api_url": f"{api_base}{work['key']}/",
-            "html_url": f"{html_base}{work['key']}/",
-        }
+        work_row(work, authors.get(work["pk"], []), categories.get(work["pk"], []), links)
         for work in works
     ]
+
+
+class WorkLinks:
+    """A work's API and page URLs, each reversed once per request (a page lists hundreds)."""
+
+    def __init__(self, request) -> None:
+        self.api = link_maker(request, "works:api-work-detail")
+        self.html = link_maker(request, "works:work-detail")
+
+
+def work_row(work: Mapping, authors: list[str], categories: list[dict], links: WorkLinks) -> dict:
+    """One work as the works list shows it in JSON (the list, and the start of a work's detail):
+    the one definition of that document."""
+    return {
+        "key": work["key"],
+        "title": display_text(work["title"]),
+        "title_bibtex": work["title"],
+        "year": work["year"],
+        "authors": [display_text(name) for name in authors],
+        "authors_truncated": work["authors_truncated"],
+        "entry_type": work["entry_type"],
+        "venue": work["venue"],
+        "survey_ref": work["survey_ref"],
+        "arxiv_id": work["arxiv_id"],
+        "doi": work["doi"],
+        "url": work["url"],
+        "categories": categories,
+        "api_url": links.api(work["key"]),
+        "html_url": links.html(work["key"]),
+    }
 
 
 class EdgeSerializer(serializers.ModelSerializer):
@@ -135,6 +159,11 @@ class WorkDetailSerializer(WorkListSerializer):
     cited_by_url = serializers.SerializerMethodField()
     techniques = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
     bibtex = serializers.SerializerMethodField()
+
+    def to_representation(self, work: Work) -> dict:
+        """The list's document (work_row), then the detail's own fields, in the schema's order."""
+        document = serializers.ModelSerializer.to_representation(self, work)
+        return document | super().to_representation(work)
 
     class Meta(WorkListSerializer.Meta):
         fields = [
