@@ -24,6 +24,18 @@ class Evidence(models.TextChoices):
     CONFIRMED = "confirmed", "confirmed"
     PARTIAL = "partial", "partial evidence"
     TOPIC = "topic-inferred", "topic-inferred"
+    # Not the survey's: our mapping of a later work onto the survey's taxonomy, with a reason.
+    CURATED_AFTER = "curated-after-survey", "curated after the survey"
+
+
+class Era(models.TextChoices):
+    """Whether a work belongs to the survey (the survey and its bibliography) or came after it."""
+
+    SURVEY = "survey", "in the survey"
+    AFTER = "after", "after the survey"
+
+
+ERA_FILTER_VALUES = [*Era.values, "all"]
 
 
 class Provenance(models.TextChoices):
@@ -79,6 +91,21 @@ class WorkQuerySet(models.QuerySet):
     def references(self) -> WorkQuerySet:
         """The survey's bibliography, without the survey itself."""
         return self.filter(survey_ref__isnull=False)
+
+    def in_survey(self) -> WorkQuerySet:
+        """The survey and its bibliography: what every figure of the survey is counted over."""
+        return self.filter(era=Era.SURVEY)
+
+    def after_survey(self) -> WorkQuerySet:
+        return self.filter(era=Era.AFTER)
+
+    def in_era(self, era: str) -> WorkQuerySet:
+        """`survey`, `after` or `all` (no filter); anything else is the caller's 400."""
+        if era == "all":
+            return self
+        if era not in Era.values:
+            raise ValueError(f"era must be one of {', '.join(ERA_FILTER_VALUES)}")
+        return self.filter(era=era)
 
     def author_names_of(self, ids: list[int]) -> dict[int, list[str]]:
         """Work id -> author names in order, for a page of works, in one query."""
@@ -222,14 +249,40 @@ class Work(models.Model):
     extra_fields = models.JSONField(
         default=dict, blank=True, help_text="Other BibTeX fields, kept for a faithful export."
     )
+    era = models.CharField(
+        max_length=10,
+        choices=Era.choices,
+        default=Era.SURVEY,
+        help_text="In the survey (the survey and its bibliography) or after it.",
+    )
+    source_url = models.URLField(
+        "source URL",
+        max_length=500,
+        blank=True,
+        help_text="The page this work's metadata was read from; required after the survey.",
+    )
+    field_sources = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Field name -> the URL that field was read from (post-survey works).",
+    )
 
     objects = WorkQuerySet.as_manager()
 
     class Meta:
         ordering = ["survey_ref", "key"]
         # The default list order; without it a large catalogue is sorted on every request.
-        indexes = [models.Index(fields=["survey_ref", "key"], name="work_list_order")]
+        indexes = [
+            models.Index(fields=["survey_ref", "key"], name="work_list_order"),
+            models.Index(fields=["era", "survey_ref", "key"], name="work_era_list_order"),
+        ]
         constraints = [
+            models.CheckConstraint(condition=Q(era__in=Era.values), name="work_era_valid"),
+            # A work after the survey says where its metadata comes from, and is no survey ref.
+            models.CheckConstraint(
+                condition=Q(era=Era.SURVEY) | (~Q(source_url="") & Q(survey_ref__isnull=True)),
+                name="work_after_survey_sourced",
+            ),
             models.UniqueConstraint(fields=["doi"], condition=~Q(doi=""), name="work_unique_doi"),
             models.UniqueConstraint(
                 fields=["arxiv_id"], condition=~Q(arxiv_id=""), name="work_unique_arxiv_id"
@@ -249,6 +302,20 @@ class Work(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("work-detail", args=[self.key])
+
+    def clean(self) -> None:
+        if self.era == Era.AFTER:
+            errors = {}
+            if not self.source_url:
+                errors["source_url"] = "A work after the survey needs the URL of its source."
+            if self.survey_ref is not None:
+                errors["survey_ref"] = "A work after the survey has no survey reference number."
+            if errors:
+                raise ValidationError(errors)
+
+    @property
+    def is_after_survey(self) -> bool:
+        return self.era == Era.AFTER
 
     def set_record_fields(self, record) -> None:
         for name in bibtex_fields():
@@ -410,6 +477,13 @@ class Category(models.Model):
         default="confirmed",
         help_text="Whether the section number and title are confirmed by a source.",
     )
+    extends = models.CharField(
+        "extends survey section",
+        max_length=30,
+        blank=True,
+        help_text="Set only for a category added after the survey: the survey section it "
+        "extends. Such a category is ours, never the paper's.",
+    )
 
     objects = CategoryQuerySet.as_manager()
 
@@ -423,7 +497,13 @@ class Category(models.Model):
         ]
 
     def __str__(self) -> str:
+        if self.extends:
+            return f"{self.name} (after the survey, extends §{self.extends})"
         return f"§{self.section} {self.name}" if self.section else self.name
+
+    @property
+    def is_extension(self) -> bool:
+        return bool(self.extends)
 
     def clean(self) -> None:
         node, seen = self.parent, {self.pk}
@@ -471,13 +551,35 @@ class Assignment(models.Model):
     def __str__(self) -> str:
         return f"{self.work.key} in {self.category.code} ({self.evidence})"
 
+    def clean(self) -> None:
+        # The survey's own evidence levels belong to its works; ours to the works after it.
+        after = self.work_id is not None and self.work.era == Era.AFTER
+        curated = self.evidence == Evidence.CURATED_AFTER
+        if after and not curated:
+            raise ValidationError(
+                {"evidence": "A work after the survey is mapped with 'curated after the survey'."}
+            )
+        if curated and not after:
+            raise ValidationError(
+                {"evidence": "'Curated after the survey' is only for works after the survey."}
+            )
+        if curated and not self.source_note.strip():
+            raise ValidationError({"source_note": "Give the reason: what the work extends."})
+
 
 class CitationQuerySet(models.QuerySet):
     def with_works(self) -> CitationQuerySet:
         return self.select_related("citing", "cited")
 
     def among_references(self) -> CitationQuerySet:
-        return self.exclude(provenance=Provenance.SURVEY)
+        """Edges among the survey's references (not the survey's own, not later works')."""
+        return self.exclude(provenance=Provenance.SURVEY).filter(
+            citing__era=Era.SURVEY, cited__era=Era.SURVEY
+        )
+
+    def touching_after_survey(self) -> CitationQuerySet:
+        """Edges with a work after the survey at either end."""
+        return self.filter(Q(citing__era=Era.AFTER) | Q(cited__era=Era.AFTER))
 
 
 class Citation(models.Model):
