@@ -553,7 +553,10 @@ class Assignment(models.Model):
 
     def clean(self) -> None:
         # The survey's own evidence levels belong to its works; ours to the works after it.
-        after = self.work_id is not None and self.work.era == Era.AFTER
+        # In an admin inline the work may be new (no id yet) but is already attached.
+        attached = self.work_id is not None or Assignment.work.is_cached(self)
+        work = self.work if attached else None
+        after = work is not None and work.era == Era.AFTER
         curated = self.evidence == Evidence.CURATED_AFTER
         if after and not curated:
             raise ValidationError(
