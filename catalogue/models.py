@@ -127,15 +127,18 @@ class WorkQuerySet(models.QuerySet):
             "category__code",
             "category__name",
             "category__section",
+            "category__extends",
             "evidence",
             "source_note",
         )
-        for work_id, code, name, section, evidence, note in rows.values_list("work_id", *fields):
+        for work_id, *values in rows.values_list("work_id", *fields):
+            code, name, section, extends, evidence, note = values
             assignments.setdefault(work_id, []).append(
                 {
                     "code": code,
                     "name": name,
                     "section": section,
+                    "extends": extends,
                     "evidence": evidence,
                     "source_note": note,
                 }
@@ -399,6 +402,14 @@ class CategoryQuerySet(models.QuerySet):
         Two queries whatever the size of the tree: the categories, then one grouped
         COUNT(DISTINCT), so that a work in two sub-categories counts once in the parent.
         """
+        nodes, roots = self._tree()
+        counts = _subtree_work_counts(nodes, works)
+        for node in nodes:
+            node.work_count = counts.get(node.pk, 0)
+        return roots
+
+    def _tree(self) -> tuple[list[Category], list[Category]]:
+        """(all nodes, root nodes), each node with its `child_nodes`, from one query."""
         nodes = list(self.order_by("order", "code"))
         by_pk = {node.pk: node for node in nodes}
         for node in nodes:
@@ -406,10 +417,7 @@ class CategoryQuerySet(models.QuerySet):
         for node in nodes:
             if node.parent_id in by_pk:
                 by_pk[node.parent_id].child_nodes.append(node)
-        counts = _subtree_work_counts(nodes, works)
-        for node in nodes:
-            node.work_count = counts.get(node.pk, 0)
-        return [node for node in nodes if node.parent_id not in by_pk]
+        return nodes, [node for node in nodes if node.parent_id not in by_pk]
 
     def root_codes(self) -> dict[int, str]:
         """Category pk -> code of its top-level ancestor, from one query."""
@@ -424,12 +432,24 @@ class CategoryQuerySet(models.QuerySet):
             roots[pk] = code_of[root]
         return roots
 
-    def level_counts(self) -> list[Category]:
+    def level_counts(self, works: models.QuerySet | None = None) -> list[Category]:
         """Top-level categories with `work_count` (see tree_with_counts)."""
-        return self.tree_with_counts()
+        return self.tree_with_counts(works)
+
+    def level_counts_by_era(self) -> list[Category]:
+        """Top-level categories with `work_count` (works in the survey: the survey's figure) and
+        `after_count` (works after it), in two queries like tree_with_counts."""
+        nodes, roots = self._tree()
+        counts = _subtree_work_counts(nodes, None, by_era=True)
+        for root in roots:
+            root.work_count = counts[Era.SURVEY].get(root.pk, 0)
+            root.after_count = counts[Era.AFTER].get(root.pk, 0)
+        return roots
 
 
-def _subtree_work_counts(nodes: list[Category], works: models.QuerySet | None) -> dict[int, int]:
+def _subtree_work_counts(
+    nodes: list[Category], works: models.QuerySet | None, by_era: bool = False
+) -> dict:
     """Category pk -> distinct works assigned to it or to any descendant, from one query.
 
     The (category, work) pairs are read once and rolled up the tree here: measured on 100,000
@@ -443,6 +463,17 @@ def _subtree_work_counts(nodes: list[Category], works: models.QuerySet | None) -
     pairs = Assignment.objects.order_by()
     if works is not None:
         pairs = pairs.filter(work__in=works.order_by().values("pk"))
+    if by_era:  # {era: {category pk: count}}, from the same single query
+        under_era: dict[str, dict[int, set[int]]] = {
+            era: {node.pk: set() for node in nodes} for era in Era.values
+        }
+        rows = pairs.values_list("category_id", "work_id", "work__era").iterator(2000)
+        for category_id, work_id, era in rows:
+            for ancestor in ancestors_of.get(category_id, ()):
+                under_era[era][ancestor].add(work_id)
+        return {
+            era: {pk: len(ids) for pk, ids in under.items()} for era, under in under_era.items()
+        }
     works_under: dict[int, set[int]] = {node.pk: set() for node in nodes}
     for category_id, work_id in pairs.values_list("category_id", "work_id").iterator(2000):
         for ancestor in ancestors_of.get(category_id, ()):

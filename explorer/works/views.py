@@ -11,7 +11,7 @@ from catalogue import bibtex
 from catalogue.models import Assignment, Author, Category, Citation, Provenance, Work
 from explorer.pagination import MAX_PAGE_SIZE, counted_paginator
 from explorer.works import exports, plots
-from explorer.works.filters import WorkFilter
+from explorer.works.filters import WorkFilter, category_tree, era_parameter
 
 DEFAULT_PAGE_SIZE = 50
 HOME_LIST_LIMIT = 300
@@ -19,15 +19,24 @@ SURVEYED_WORKS_CLAIMED = 240  # FACTS.md §4, source S1: "the survey reviews 240
 
 
 def home(request):
+    """The survey's works and figures, then the works after it, each list on its own."""
     # The whole survey fits (270 works); a larger catalogue lists its first works and links on.
-    works = list(Work.objects.for_list()[:HOME_LIST_LIMIT])
-    work_count = len(works) if len(works) < HOME_LIST_LIMIT else Work.objects.count()
+    in_survey = Work.objects.in_survey()
+    works = list(in_survey.for_list()[:HOME_LIST_LIMIT])
+    work_count = len(works) if len(works) < HOME_LIST_LIMIT else in_survey.count()
+    later = list(Work.objects.after_survey().for_list().order_by("year", "key")[:HOME_LIST_LIMIT])
+    later_count = (
+        len(later) if len(later) < HOME_LIST_LIMIT else Work.objects.after_survey().count()
+    )
     context = {
-        "levels": Category.objects.level_counts(),
+        "levels": Category.objects.level_counts_by_era(),
         "works": works,
         "work_count": work_count,
         "more_count": work_count - len(works),
-        "reference_count": Work.objects.filter(survey_ref__isnull=False).count(),
+        "reference_count": in_survey.references().count(),
+        "later_works": later,
+        "later_count": later_count,
+        "later_more_count": later_count - len(later),
     }
     return render(request, "works/home.html", context)
 
@@ -48,13 +57,21 @@ def work_list(request):
         "filter": works_filter,
         "page": page,
         "facets": facets,
-        "category_tree": Category.objects.tree_with_counts(works),
+        "category_tree": category_tree_of(works, works_filter.selected_era),
         "query_string": _without(request, "page"),
         "export_query": _without(request, "page", "page_size", "ordering"),
         "max_export": exports.MAX_EXPORT,
     }
     template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
     return render(request, template, context)
+
+
+def category_tree_of(works, era: str) -> list:
+    """The facet tree over the filtered works; the survey's list leaves our added categories out."""
+    categories = Category.objects.all()
+    if era == "survey":
+        categories = categories.filter(extends="")
+    return categories.tree_with_counts(works)
 
 
 def _page_size(request) -> int | None:
@@ -108,9 +125,12 @@ def work_detail(request, key: str):
 
 
 def category_list(request):
-    return render(
-        request, "works/category_list.html", {"roots": Category.objects.tree_with_counts()}
-    )
+    try:
+        era = era_parameter(request.GET)
+    except ValueError as error:
+        return render(request, "works/category_list.html", {"error": str(error)}, status=400)
+    context = {"roots": category_tree(era), "era": era}
+    return render(request, "works/category_list.html", context)
 
 
 def author_detail(request, pk: int):
