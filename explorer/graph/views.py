@@ -24,7 +24,7 @@ from catalogue import bibtex
 from catalogue import graph as citation_graph
 from catalogue.graph import CatalogueGraph, Snowball
 from catalogue.models import Category, Provenance, Work
-from explorer.works.filters import WorkFilter
+from explorer.works.filters import DEFAULT_ERA, ERA_CHOICES, WorkFilter
 
 CAVEAT = (
     'Citation coverage is partial: a missing edge does not mean "does not cite". '
@@ -217,6 +217,10 @@ class Query:
             return None
         return set(self.facets.qs.values_list("key", flat=True))
 
+    def era(self) -> str:
+        """The era of the works shown: the one asked for (?era=), else the survey's."""
+        return self.facets.selected_era if self.facets is not None else DEFAULT_ERA
+
     def facet_values(self) -> dict[str, str]:
         return (
             {name: self.facets.data.get(name) for name in self.facets.data} if self.facets else {}
@@ -280,10 +284,11 @@ class GraphSelection:
 def select_graph(query: Query, catalogue: CatalogueGraph, taxonomy: Taxonomy) -> GraphSelection:
     """The subgraph for a valid graph query; raises UnknownWorks for an unknown ego key."""
     data, provenances = query.data, query.provenances()
-    view = catalogue.view(include_survey=data["survey"], provenances=provenances)
+    era = query.era()
+    view = catalogue.view(include_survey=data["survey"], provenances=provenances, era=era)
     # Measures count edges among references: the survey cites every work once.
-    measured = catalogue.view(include_survey=False, provenances=provenances)
-    ranks = catalogue.pagerank(include_survey=False, provenances=provenances)
+    measured = catalogue.view(include_survey=False, provenances=provenances, era=era)
+    ranks = catalogue.pagerank(include_survey=False, provenances=provenances, era=era)
     keep = query.matching_keys()
     nodes = list(view) if keep is None else [n for n in view if n in keep]
     if key := data.get("ego"):
@@ -309,6 +314,7 @@ def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
         "title": title_text(attrs.get("title", "")),
         "year": attrs.get("year"),
         "survey_ref": attrs.get("survey_ref"),
+        "era": attrs.get("era", citation_graph.SURVEY_ERA),
         "level": levels[0] if levels else "",
         "levels": levels,
         "categories": [taxonomy.names.get(c, c) for c in codes],
@@ -409,8 +415,23 @@ def graph_page(request):
         "work_keys": sorted(catalogue.graph) if len(catalogue.graph) <= MAX_OPTIONS else [],
         "export_links": export_links(request.GET),
         "api_link": with_query(reverse("api-graph"), urlencode_without(request.GET, "size")),
+        **era_context(query, request.GET, catalogue),
     }
     return render(request, "graph/graph.html", context)
+
+
+FORWARD_EXAMPLE_SEED = "dean2012large"  # cited by two works after the survey (their notes)
+
+
+def era_context(query: Query, data: QueryDict, catalogue: CatalogueGraph) -> dict:
+    """The era shown and what the era switch needs (the other parameters kept)."""
+    others = urlencode(urlencode_without(data, "era"))
+    return {
+        "era": query.era(),
+        "era_choices": ERA_CHOICES,
+        "era_query": f"{others}&" if others else "",
+        "after_coverage": catalogue.after_coverage(),
+    }
 
 
 def ego_message(error: citation_graph.UnknownWorks, catalogue: CatalogueGraph) -> str:
@@ -485,6 +506,7 @@ def snowball_document(result: Snowball, view: nx.DiGraph, query: Query) -> dict:
                         "key": key,
                         "title": title_text(view.nodes[key].get("title", "")),
                         "year": view.nodes[key].get("year"),
+                        "era": view.nodes[key].get("era", citation_graph.SURVEY_ERA),
                         "reached_via": [step.as_dict() for step in steps],
                     }
                     for key, steps in r.new.items()
@@ -508,7 +530,7 @@ def snowball_page(request):
     if query.errors:
         return bad_request(request, query.errors, reverse("snowball"))
     catalogue = citation_graph.catalogue_graph()
-    view = catalogue.view(provenances=query.provenances())
+    view = catalogue.view(provenances=query.provenances(), era=query.era())
     try:
         result = run_snowball(query, view)
     except citation_graph.UnknownWorks as error:
@@ -543,6 +565,9 @@ def snowball_page(request):
         "api_link": with_query(reverse("api-snowball"), params),
         "method_caveat": COLLECTION_CAVEAT,
         "no_abstracts": not any(abstract for _, abstract in view.nodes(data="abstract")),
+        **era_context(query, request.GET, catalogue),
+        # A survey reference cited by later works, for the "forward into later works" example.
+        "forward_seed": FORWARD_EXAMPLE_SEED,
     }
     return render(request, "graph/snowball.html", context)
 
@@ -615,8 +640,9 @@ def attach(response: HttpResponse, filename: str) -> HttpResponse:
 
 
 def quality_report(catalogue: CatalogueGraph) -> dict:
-    graph = catalogue.graph
-    view = catalogue.view()
+    # The survey's graph: its references and the edges among them (the later works apart).
+    graph = catalogue.view(include_survey=True, era=citation_graph.SURVEY_ERA)
+    view = catalogue.view(era=citation_graph.SURVEY_ERA)
     isolated = citation_graph.isolated_references(graph)
     isolated.sort(key=lambda k: (graph.nodes[k].get("survey_ref") or 0, k))
     return {
@@ -631,6 +657,7 @@ def quality_report(catalogue: CatalogueGraph) -> dict:
             for key in isolated
         ],
         "component_sizes": [len(c) for c in citation_graph.components(view) if len(c) > 1],
+        "after_survey": catalogue.after_coverage().as_dict(),
         "caveat": CAVEAT,
     }
 
