@@ -140,24 +140,35 @@ def author_detail(request, pk: int):
 
 
 def numbers(request):
-    """The survey's counts, reproduced where the data has them, and said unknown where not."""
-    levels = Category.objects.level_counts()
-    per_year_level = Work.objects.per_year_and_level()
-    years = Work.objects.references().values_list("year").annotate(n=Count("pk")).order_by("year")
-    figure = plots.timeline_figure(per_year_level, {level.code: level.name for level in levels})
+    """The survey's counts, reproduced where the data has them, and said unknown where not; then
+    the works after the survey, counted apart (never added to the survey's figures)."""
+    in_survey = Work.objects.in_survey()
+    levels = Category.objects.level_counts_by_era()
+    names = {level.code: level.name for level in levels}
+    years = in_survey.references().values_list("year").annotate(n=Count("pk")).order_by("year")
+    figure = plots.timeline_figure(in_survey.per_year_and_level(), names)
+    later = Work.objects.after_survey()
+    later_figure = plots.timeline_figure(
+        later.per_year_and_level(), names, title="Works after the survey per year, by level"
+    )
+    survey_edges = Citation.objects.filter(citing__era="survey", cited__era="survey")
     context = {
         "levels": levels,
-        "work_count": Work.objects.count(),
-        "reference_count": Work.objects.references().count(),
+        "work_count": in_survey.count(),
+        "reference_count": in_survey.references().count(),
+        "later_count": later.count(),
+        "later_edges": Citation.objects.touching_after_survey().count(),
         "surveyed_claimed": SURVEYED_WORKS_CLAIMED,
         "years": list(years),
         "evidence": Assignment.objects.values_list("evidence")
         .annotate(n=Count("work", distinct=True))
         .order_by("evidence"),
-        "provenance": Citation.objects.values_list("provenance")
+        "provenance": survey_edges.values_list("provenance")
         .annotate(n=Count("pk"))
         .order_by("provenance"),
         "provenance_labels": dict(Provenance.choices),
         "timeline": figure,
+        "later_timeline": later_figure,
+        "later_years": list(later.values_list("year").annotate(n=Count("pk")).order_by("year")),
     }
     return render(request, "works/numbers.html", context)

@@ -115,3 +115,20 @@ def test_it_keeps_the_survey_tree_and_marks_our_categories_elsewhere(client, sur
     assert (tensor["extends"], tensor["section"], tensor["work_count"]) == ("6.2", "", 4)
     assert client.get("/api/categories/?era=soon").status_code == 400
     assert client.get("/categories/?era=after").status_code == 200
+
+
+@pytest.mark.django_db
+def test_it_counts_the_later_works_apart_on_the_numbers_page(client, survey):
+    response = client.get("/numbers/")
+    context = response.context
+    assert (context["work_count"], context["reference_count"], context["later_count"]) == (
+        270,
+        269,
+        AFTER,
+    )
+    assert dict(context["provenance"])["reference-list-note"] == 600  # the survey's, as before
+    assert context["later_edges"] == 16
+    survey_years = {x for trace in context["timeline"]["data"] for x in trace["x"]}
+    later_years = {x for trace in context["later_timeline"]["data"] for x in trace["x"]}
+    assert max(survey_years) <= 2018 and min(later_years) == 2018 and max(later_years) > 2022
+    assert sum(n for _, n in context["later_years"]) == AFTER
