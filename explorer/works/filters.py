@@ -19,11 +19,11 @@ from catalogue.models import (
     Author,
     Authorship,
     Category,
-    CostModel,
     Era,
     Evidence,
-    Technique,
     Work,
+    has_cost_model,
+    has_demo,
 )
 
 MAX_QUERY_TERMS = 8
@@ -246,15 +246,13 @@ class WorkFilter(django_filters.FilterSet):
     def filter_has_cost_model(self, queryset: QuerySet, name: str, value: bool | None) -> QuerySet:
         if value is None:
             return queryset
-        linked = Exists(CostModel.objects.filter(works=OuterRef("pk"))) | Exists(
-            CostModel.objects.filter(technique__works=OuterRef("pk"))
-        )
+        linked = has_cost_model()
         return queryset.filter(linked if value else ~linked)
 
     def filter_has_demo(self, queryset: QuerySet, name: str, value: bool | None) -> QuerySet:
         if value is None:
             return queryset
-        linked = Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug=""))
+        linked = has_demo()
         return queryset.filter(linked if value else ~linked)
 
     def filter_ordering(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
