@@ -36,6 +36,7 @@ from explorer.graph.documents import (
     top_works,
 )
 from explorer.graph.query import (
+    ERA_CHOICES,
     PROVENANCE_FIELD_CHOICES,
     GraphForm,
     Query,
@@ -43,7 +44,6 @@ from explorer.graph.query import (
     parse_query,
 )
 from explorer.middleware import cached_for_anonymous
-from explorer.works.filters import ERA_CHOICES
 
 
 def bad_request(request, messages: list[str], back: str):
