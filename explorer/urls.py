@@ -64,6 +64,7 @@ urlpatterns = [
     path("api/demos/", demo_api.DemoListView.as_view(), name="api-demo-list"),
     path("api/demos/<slug:slug>/", demo_api.DemoDetailView.as_view(), name="api-demo-detail"),
     path("api/demos/<slug:slug>/run/", demo_api.DemoRunView.as_view(), name="api-demo-run"),
+    path("", include("explorer.planner.urls")),
     path("api/", include(api_urls)),
     path("admin/", admin.site.urls),
 ]

@@ -564,3 +564,15 @@ def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> dict[str,
         "demos": list(outcome.demos),
         "derivations": [d.as_dict() for d in outcome.derivations] if detailed else [],
     }
+
+
+STRATEGY_SLUGS = (
+    "data-ps",
+    "data-ring",
+    "data-tree",
+    "data-butterfly",
+    "data-rabenseifner",
+    "model-layer-split",
+    "pipeline",
+    "hybrid",
+)
