@@ -63,7 +63,7 @@ def _add_links(document: dict[str, Any]) -> None:
             works.update(technique["works"])
         strategy["links"] = {
             "techniques": [
-                {"slug": t["slug"], "name": t["name"], "url": f"/techniques/#{t['slug']}"}
+                {"slug": t["slug"], "name": t["name"], "url": f"/techniques/#technique-{t['slug']}"}
                 for t in known
             ],
             "works": [{"key": key, "url": f"/works/{key}/"} for key in sorted(works)],
