@@ -196,8 +196,7 @@ def activations_per_sample(network: Network) -> np.ndarray:
 
 def totals(network: Network, formulas: Formulas, batch: int) -> dict[str, Any]:
     """The network's totals for a minibatch, each with its derivation, beside the paper's."""
-    costs = layer_costs(network, formulas, batch)
-    one = layer_costs(network, formulas, 1)
+    costs, one = layer_costs_many(network, formulas, [batch, 1])
     sources = list(costs.used.values())
     forward_work = float(costs.forward_work.sum())
     backward_work = float(costs.backward_work.sum())
