@@ -110,6 +110,11 @@ ALEXNET_HARDWARE = (
     "http://users.ics.aalto.fi/perellm1/thesis/summaries_html/node64.html)"
 )
 
+GOYAL_HARDWARE = (
+    "Goyal et al. [83] trained ResNet-50 on 256 Tesla P100 GPUs (transcribed at "
+    "https://developer.nvidia.com/facebook-trains-imagenet-1-hour)"
+)
+
 PRESETS: dict[str, MachinePreset] = {
     preset.slug: preset
     for preset in (
@@ -138,6 +143,19 @@ PRESETS: dict[str, MachinePreset] = {
                 "gamma": 4,
             },
             {"P": ALEXNET_HARDWARE, "memory_gb": ALEXNET_HARDWARE},
+        ),
+        MachinePreset(
+            "goyal-2017",
+            "Goyal et al.'s 256 GPUs (P from the work; the rest example values)",
+            {
+                "P": 256,
+                "flops": 10e12,
+                "memory_gb": 16.0,
+                "latency_us": 5.0,
+                "bandwidth_gbs": 6.0,
+                "gamma": 4,
+            },
+            {"P": GOYAL_HARDWARE},
         ),
     )
 }

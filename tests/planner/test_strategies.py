@@ -192,7 +192,7 @@ def test_it_writes_each_derivation_with_the_values_substituted():
         ({"flops": "nan"}, "between 1e+06 and 1e+18"),
         ({"batch": "1e999"}, "batch (minibatch size N"),
         ({"network": "lenet"}, "network must be one of alexnet, resnet-50, vgg-16"),
-        ({"machine": "cray"}, "machine must be one of example, alexnet-2012"),
+        ({"machine": "cray"}, "machine must be one of example, alexnet-2012, goyal-2017"),
         ({"allreduce": "gossip"}, "allreduce must be one of ring, tree, butterfly, rabenseifner"),
         ({"batch": "4", "micro_batches": "8"}, "micro_batches must be at most batch (4)"),
         ({"gamma": "2", "bits": "32"}, "bits must be at most 8·gamma = 16"),
