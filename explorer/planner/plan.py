@@ -9,7 +9,7 @@ from typing import Any
 from .formulas import Formulas, check_complete
 from .machine import PRESETS, Inputs, preset_sources
 from .networks import TOLERANCE, networks, paper_comparison, totals
-from .strategies import Context, all_outcomes, describe
+from .strategies import Context, all_outcomes, describe, prime_exchanges
 
 RANKING_NOTE = (
     "Ranked by step time among the strategies that fit in memory, fastest first. Every strategy's "
@@ -70,11 +70,11 @@ def ranked(strategies: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def strategies_at(
-    inputs: Inputs, formulas: Formulas, shared: dict | None = None, detailed: bool = True
+    inputs: Inputs, formulas: Formulas, primer: Context | None = None, detailed: bool = True
 ) -> tuple[list[dict], float]:
     ctx = Context(inputs, networks()[inputs.network], formulas)
-    if shared is not None:
-        ctx._costs = shared
+    if primer is not None:  # a sweep: share what the primer computed for all P at once
+        ctx._costs, ctx.memo = primer._costs, primer.memo
     described = [describe(outcome, ctx, detailed) for outcome in all_outcomes(ctx)]
     return described, ctx.single_node_time
 
@@ -91,12 +91,12 @@ def sweep(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
     does not apply; `fits` says where it runs out of memory)."""
     points = sweep_points(inputs)
     series: dict[str, dict[str, Any]] = {}
-    shared: dict = {}
-    primer = Context(inputs, networks()[inputs.network], formulas, shared)
+    primer = Context(inputs, networks()[inputs.network], formulas)
     primer.prime([inputs.batch, inputs.batch / inputs.micro_batches])
     primer.prime([inputs.batch / p for p in points])
+    prime_exchanges(primer, points)
     for p in points:
-        strategies, _ = strategies_at(inputs.with_p(p), formulas, shared, detailed=False)
+        strategies, _ = strategies_at(inputs.with_p(p), formulas, primer, detailed=False)
         for strategy in strategies:
             entry = series.setdefault(
                 strategy["slug"],

@@ -85,6 +85,7 @@ class Context:
     formulas: Formulas
     _costs: dict[float, LayerCosts] = field(default_factory=dict)  # may be shared by a sweep
     _stages: dict[int, list[np.ndarray]] = field(default_factory=dict)
+    memo: dict[tuple, float] = field(default_factory=dict)  # scalar evaluations, see sweep
 
     def costs(self, batch: float) -> LayerCosts:
         if batch not in self._costs:
@@ -203,8 +204,22 @@ def gradient_exchange_values(inputs: Inputs, elements: float) -> tuple[dict[str,
     return values, [REDUCTION] if reduced else []
 
 
-def evaluated(record: CatalogueFormula, values: dict[str, float], quantity: str, unit: str):
-    value = float(evaluate(record, values))
+def memo_key(record: CatalogueFormula, values: dict[str, float]) -> tuple:
+    return (record.formula, tuple(sorted(values.items())))
+
+
+def evaluated(
+    record: CatalogueFormula,
+    values: dict[str, float],
+    quantity: str,
+    unit: str,
+    memo: dict[tuple, float] | None = None,
+):
+    """The formula at scalar `values` with its derivation; a sweep may have evaluated it already,
+    for all its P at once (`memo`)."""
+    value = (memo or {}).get(memo_key(record, values))
+    if value is None:
+        value = float(evaluate(record, values))
     derivation = Derivation(quantity, value, unit, record.formula, "", [record], values=values)
     return value, derivation
 
@@ -250,7 +265,7 @@ def data_parallel(ctx: Context, exchange: str) -> Outcome:
     outcome.derivations.append(compute)
     outcome.sources += compute.sources + [NO_OVERLAP]
     values, reduction = gradient_exchange_values(inputs, float(ctx.parameters.sum()))
-    outcome.communication = _exchange(outcome, ctx.formulas[role], values, reduction, inputs.P)
+    outcome.communication = _exchange(outcome, ctx.formulas[role], values, reduction, ctx)
     if exchange == "ps":
         outcome.notes.append(
             f"S = {inputs.servers} server shards, not counted among the P nodes; the servers' "
@@ -264,13 +279,13 @@ def data_parallel(ctx: Context, exchange: str) -> Outcome:
     return outcome
 
 
-def _exchange(outcome, record, values, reduction, p) -> float:
-    if p == 1:
+def _exchange(outcome, record, values, reduction, ctx: Context) -> float:
+    if ctx.inputs.P == 1:
         outcome.derivations.append(
             Derivation("communication time", 0.0, "s", "0", "one node: nothing to exchange")
         )
         return 0.0
-    time, derivation = evaluated(record, values, "communication time", "s")
+    time, derivation = evaluated(record, values, "communication time", "s", ctx.memo)
     derivation.sources += reduction + [NO_OVERLAP]
     outcome.derivations.append(derivation)
     outcome.sources += [record, *reduction]
@@ -389,7 +404,7 @@ def _boundary_transfers(ctx: Context, stages, micro_batches: int):
 def _idle_derivations(ctx, outcome, bare, stage_count, micro_batches) -> list[Derivation]:
     record = ctx.formulas["pipeline.bubble"]
     values = {"P": float(stage_count), "M": float(micro_batches)}
-    fraction, bubble = evaluated(record, values, "bubble fraction (balanced stages)", "")
+    fraction, bubble = evaluated(record, values, "bubble fraction (balanced stages)", "", ctx.memo)
     bubble.note = (
         f"With equal stages the idle time would be {number_text(fraction)} of the step; the "
         f"layer split's measured idle fraction is {number_text(outcome.idle / bare if bare else 0)}"
@@ -450,9 +465,7 @@ def hybrid(ctx: Context) -> Outcome:
     outcome.derivations.append(compute)
     outcome.sources += compute.sources + [NO_OVERLAP]
     values, reduction = gradient_exchange_values(inputs, m_conv)
-    gradients = _exchange(
-        outcome, ctx.formulas[f"allreduce.{algorithm}"], values, reduction, inputs.P
-    )
+    gradients = _exchange(outcome, ctx.formulas[f"allreduce.{algorithm}"], values, reduction, ctx)
     outcome.communication = gradients + _activation_exchange(ctx, outcome, m_conv, is_fc)
     conv_activations = float(ctx.activations[~is_fc].sum()) * inputs.batch / inputs.P
     fc_activations = float(ctx.activations[is_fc].sum()) * inputs.batch / inputs.P
@@ -519,6 +532,38 @@ def _activation_exchange(ctx: Context, outcome: Outcome, m_conv: float, is_fc) -
     )
     outcome.sources += [hybrid_record, ctx.formulas["data_parallel.bytes"], POINT_TO_POINT]
     return time
+
+
+EXCHANGE_ROLES = (
+    "parameter_server.time",
+    "allreduce.ring",
+    "allreduce.tree",
+    "allreduce.butterfly",
+    "allreduce.rabenseifner",
+)
+
+
+def prime_exchanges(ctx: Context, points: list[int]) -> None:
+    """Evaluate the gradient-exchange formulas for every P of a sweep at once (P an array) and
+    keep each value under the key its scalar evaluation would have: the same numbers, one
+    evaluation per formula instead of one per P."""
+    is_fc = np.array([row["kind"] == "fc" for row in ctx.network.layers])
+    sizes = {float(ctx.parameters.sum()), float(ctx.parameters[~is_fc].sum())}
+    for role in EXCHANGE_ROLES:
+        record = ctx.formulas[role]
+        for elements in sizes:
+            per_p = [gradient_exchange_values(ctx.inputs.with_p(p), elements)[0] for p in points]
+            arrays = {name: np.array([v[name] for v in per_p]) for name in per_p[0]}
+            results = np.broadcast_to(evaluate(record, arrays), (len(points),))
+            for values, result in zip(per_p, results, strict=True):
+                ctx.memo[memo_key(record, values)] = float(result)
+    bubble = ctx.formulas["pipeline.bubble"]
+    stage_counts = sorted({float(min(p, len(ctx.network.layers))) for p in points})
+    for m in {1.0, float(ctx.inputs.micro_batches)}:
+        counts = {"P": np.array(stage_counts), "M": np.full(len(stage_counts), m)}
+        results = np.broadcast_to(evaluate(bubble, counts), (len(stage_counts),))
+        for count, result in zip(stage_counts, results, strict=True):
+            ctx.memo[memo_key(bubble, {"P": count, "M": m})] = float(result)
 
 
 def all_outcomes(ctx: Context) -> list[Outcome]:

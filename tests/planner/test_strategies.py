@@ -237,3 +237,18 @@ def test_it_stays_finite_at_the_extremes_of_every_bound():
     for strategy in document["strategies"]:
         for name in ("step_time", "speedup", "efficiency"):
             assert strategy[name] is None or math.isfinite(strategy[name])
+
+
+def test_it_gives_the_same_numbers_in_a_sweep_as_at_each_p_alone():
+    inputs = parse(
+        {"network": "vgg-16", "sweep_max": "1024", "sweep_points": "12", "bits": "8"}, NETWORKS
+    )
+    swept = planning.sweep(inputs, FORMULAS)
+    for index, p in enumerate(swept["P"]):
+        alone, _ = planning.strategies_at(inputs.with_p(p), FORMULAS)
+        for strategy in alone:
+            step = swept["strategies"][strategy["slug"]]["step_time"][index]
+            if strategy["step_time"] is None:
+                assert step is None
+            else:
+                assert step == pytest.approx(strategy["step_time"], rel=1e-12)
