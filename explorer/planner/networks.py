@@ -194,9 +194,15 @@ def activations_per_sample(network: Network) -> np.ndarray:
     return network.column("C_out") * network.column("H_out") * network.column("W_out")
 
 
-def totals(network: Network, formulas: Formulas, batch: int) -> dict[str, Any]:
-    """The network's totals for a minibatch, each with its derivation, beside the paper's."""
-    costs, one = layer_costs_many(network, formulas, [batch, 1])
+def totals(
+    network: Network,
+    formulas: Formulas,
+    batch: int,
+    computed: tuple[LayerCosts, LayerCosts] | None = None,
+) -> dict[str, Any]:
+    """The network's totals for a minibatch, each with its derivation, beside the paper's.
+    `computed`: the layer costs at `batch` and at 1, when the caller has them already."""
+    costs, one = computed or layer_costs_many(network, formulas, [batch, 1])
     sources = list(costs.used.values())
     forward_work = float(costs.forward_work.sum())
     backward_work = float(costs.backward_work.sum())

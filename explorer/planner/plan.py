@@ -18,9 +18,12 @@ RANKING_NOTE = (
 )
 
 
-def network_document(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
+def network_document(
+    inputs: Inputs, formulas: Formulas, ctx: Context | None = None
+) -> dict[str, Any]:
     network = networks()[inputs.network]
-    computed = totals(network, formulas, inputs.batch)
+    layers = (ctx.costs(inputs.batch), ctx.costs(1)) if ctx else None
+    computed = totals(network, formulas, inputs.batch, layers)
     figures = network.paper_figures
     return {
         "slug": network.slug,
@@ -86,14 +89,13 @@ def sweep_points(inputs: Inputs) -> list[int]:
     return sorted(points | {1})
 
 
-def sweep(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
+def sweep(inputs: Inputs, formulas: Formulas, primer: Context | None = None) -> dict[str, Any]:
     """Step time and efficiency of every strategy at each P of the sweep (None where a strategy
     does not apply; `fits` says where it runs out of memory)."""
     points = sweep_points(inputs)
     series: dict[str, dict[str, Any]] = {}
-    primer = Context(inputs, networks()[inputs.network], formulas)
-    primer.prime([inputs.batch, inputs.batch / inputs.micro_batches])
-    primer.prime([inputs.batch / p for p in points])
+    primer = primer or Context(inputs, networks()[inputs.network], formulas)
+    primer.prime(batches_needed(inputs, points))
     prime_exchanges(primer, points)
     for p in points:
         strategies, _ = strategies_at(inputs.with_p(p), formulas, primer, detailed=False)
@@ -108,9 +110,19 @@ def sweep(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
     return {"P": points, "strategies": series}
 
 
+def batches_needed(inputs: Inputs, points: list[int]) -> list[float]:
+    """Every minibatch size whose layer costs an answer uses: the whole minibatch, one sample
+    (the paper's per-sample figures), a micro-batch, and N/P for each P."""
+    sizes = [inputs.batch, 1, inputs.batch / inputs.micro_batches, inputs.batch / inputs.P]
+    return sizes + [inputs.batch / p for p in points]
+
+
 def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> dict[str, Any]:
     check_complete(formulas)
-    strategies, single = strategies_at(inputs, formulas)
+    # One context computes every layer cost the answer needs in one vectorised pass.
+    ctx = Context(inputs, networks()[inputs.network], formulas)
+    ctx.prime(batches_needed(inputs, sweep_points(inputs) if with_sweep else []))
+    strategies, single = strategies_at(inputs, formulas, ctx)
     preset = PRESETS[inputs.machine]
     return {
         "inputs": inputs.query(),
@@ -125,9 +137,9 @@ def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> dict[st
             "G": inputs.G,
             "gamma": inputs.gamma,
         },
-        "network": network_document(inputs, formulas),
+        "network": network_document(inputs, formulas, ctx),
         "single_node_time": single,
         "ranking_note": RANKING_NOTE,
         "strategies": ranked(strategies),
-        "sweep": sweep(inputs, formulas) if with_sweep else None,
+        "sweep": sweep(inputs, formulas, ctx) if with_sweep else None,
     }
