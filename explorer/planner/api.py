@@ -13,10 +13,12 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from explorer.middleware import cached_for_anonymous
+
+from .documents import PlannerError, answer
 from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS
 from .networks import networks
 from .strategies import STRATEGY_SLUGS
-from .views import PlannerError, answer
 
 
 def _parameters() -> list[OpenApiParameter]:
@@ -39,6 +41,7 @@ def _parameters() -> list[OpenApiParameter]:
     return parameters
 
 
+@cached_for_anonymous
 class PlannerView(APIView):
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]

@@ -4,6 +4,8 @@ from django.urls import path
 
 from . import api, views
 
+app_name = "planner"
+
 urlpatterns = [
     path("planner/", views.planner_page, name="planner"),
     path("api/planner/", api.PlannerView.as_view(), name="api-planner"),

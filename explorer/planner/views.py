@@ -1,6 +1,6 @@
 """The planner's page, /planner/: a form over the query string, the ranked strategies with their
 breakdown and derivations, the network beside its paper, and a plot of a sweep over P. Its JSON
-twin is /api/planner/ (api.py), which takes the same parameters and returns the same document."""
+twin is /api/planner/ (api.py); both show the document of documents.py."""
 
 from __future__ import annotations
 
@@ -9,67 +9,13 @@ from urllib.parse import urlencode
 
 from django.shortcuts import render
 
-from catalogue.costs import FormulaError
+from explorer.links import link
+from explorer.middleware import cached_for_anonymous
 
-from . import plan as planning
-from .data import catalogue_formulas, technique_links
-from .forms import PlannerForm
-from .formulas import CatalogueIncomplete
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS, PlannerInputError, parse, preset_sources
+from .documents import PlannerError, answer
+from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS, preset_sources
 from .networks import networks
 from .plots import sweep_figure
-
-
-class PlannerError(ValueError):
-    def __init__(self, messages: list[str], status: int = 400) -> None:
-        super().__init__("; ".join(messages))
-        self.messages, self.status = messages, status
-
-
-def answer(query) -> dict[str, Any]:
-    """The planner's document for a query string (a QueryDict); PlannerError when it is bad."""
-    form = PlannerForm(query)
-    if not form.is_valid():
-        raise PlannerError(form.error_messages())
-    try:
-        inputs = parse(form.query(), set(networks()))
-        document = planning.plan(inputs, catalogue_formulas())
-    except PlannerInputError as error:
-        raise PlannerError([str(error)]) from None
-    except (CatalogueIncomplete, FormulaError) as error:
-        raise PlannerError(
-            [f"the catalogue's cost models cannot be composed: {error}"], 503
-        ) from None
-    chosen = form.cleaned_data["strategy"]
-    if chosen:
-        document["strategies"] = [s for s in document["strategies"] if s["slug"] in chosen]
-    _add_links(document)
-    document["page_url"] = "/planner/" + (f"?{query.urlencode()}" if query else "")
-    document["api_url"] = "/api/planner/" + (f"?{query.urlencode()}" if query else "")
-    return document
-
-
-def _add_links(document: dict[str, Any]) -> None:
-    slugs = {slug for s in document["strategies"] for slug in s["techniques"]}
-    techniques = technique_links(slugs)
-    for strategy in document["strategies"]:
-        works = {key for model in strategy["cost_models"] for key in model["works"]}
-        known = [
-            techniques[slug] | {"slug": slug}
-            for slug in strategy["techniques"]
-            if slug in techniques
-        ]
-        for technique in known:
-            works.update(technique["works"])
-        strategy["links"] = {
-            "techniques": [
-                {"slug": t["slug"], "name": t["name"], "url": f"/techniques/#technique-{t['slug']}"}
-                for t in known
-            ],
-            "works": [{"key": key, "url": f"/works/{key}/"} for key in sorted(works)],
-            "demos": [{"slug": slug, "url": f"/demos/{slug}/"} for slug in strategy["demos"]],
-        }
-
 
 FIELD_GROUPS = (
     ("Machine", ("P", "flops", "memory_gb", "latency_us", "bandwidth_gbs", "gamma")),
@@ -79,6 +25,7 @@ FIELD_GROUPS = (
 )
 
 
+@cached_for_anonymous
 def planner_page(request):
     context: dict[str, Any] = {
         "presets": _presets(),
@@ -127,7 +74,7 @@ def _presets() -> list[dict[str, Any]]:
         {
             "slug": preset.slug,
             "name": preset.name,
-            "url": "/planner/?" + urlencode({"machine": preset.slug}),
+            "url": link("planner:planner", query=urlencode({"machine": preset.slug})),
             "sources": preset_sources(preset),
         }
         for preset in PRESETS.values()
