@@ -115,6 +115,7 @@ class Assumption:
     formula: str
     note: str
     status: str = "assumption"
+    works: tuple[str, ...] = ()
 
     def reference(self) -> dict[str, Any]:
         return {
@@ -124,7 +125,7 @@ class Assumption:
             "formula": self.formula,
             "status": self.status,
             "note": self.note,
-            "works": [],
+            "works": list(self.works),
         }
 
 

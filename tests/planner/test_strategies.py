@@ -252,3 +252,22 @@ def test_it_gives_the_same_numbers_in_a_sweep_as_at_each_p_alone():
                 assert step is None
             else:
                 assert step == pytest.approx(strategy["step_time"], rel=1e-12)
+
+
+def test_it_shards_the_model_state_by_zero_stage_and_labels_it_after_the_survey():
+    document = planning.plan(parse({"network": "vgg-16", "P": "8"}, NETWORKS), FORMULAS, False)
+    by_slug = {s["slug"]: s for s in document["strategies"]}
+    ring = by_slug["data-ring"]["memory_per_node"]
+    stages = {stage: by_slug[f"zero-{stage}"] for stage in (1, 2, 3)}
+    assert stages[1]["memory_per_node"]["optimizer_state"] == ring["optimizer_state"] / 8
+    assert stages[1]["memory_per_node"]["gradients"] == ring["gradients"]
+    assert stages[2]["memory_per_node"]["gradients"] == ring["gradients"] / 8
+    assert stages[3]["memory_per_node"]["weights"] == ring["weights"] / 8
+    assert stages[2]["communication_time"] == by_slug["data-ring"]["communication_time"]
+    assert stages[3]["communication_time"] == pytest.approx(
+        1.5 * by_slug["data-ring"]["communication_time"]
+    )
+    for strategy in stages.values():
+        assert "(after the survey)" in strategy["name"]
+        zero = next(m for m in strategy["cost_models"] if m["status"] == "after the survey")
+        assert zero["works"] == ["rajbhandari2020zero"]
