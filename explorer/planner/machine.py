@@ -35,6 +35,7 @@ BOUNDS: dict[str, Bound] = {
         Bound("P", int, 1, MAX_P, "nodes (processors)"),
         Bound("batch", int, 1, 65536, "minibatch size N (samples per step, all nodes together)"),
         Bound("micro_batches", int, 1, 1024, "micro-batches M per minibatch (pipelining)"),
+        Bound("chunks", int, 1, 16, "model chunks v per node (interleaved pipeline)"),
         Bound("flops", float, 1e6, 1e18, "per-node throughput", "FLOP/s"),
         Bound("memory_gb", float, 0.001, 1e5, "per-node memory", "GB"),
         Bound("latency_us", float, 0.0, 1e6, "link latency L", "µs"),
@@ -56,6 +57,7 @@ class Inputs:
     P: int = 16
     batch: int = 256
     micro_batches: int = 8
+    chunks: int = 2
     flops: float = 10e12
     memory_gb: float = 16.0
     latency_us: float = 5.0

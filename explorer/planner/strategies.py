@@ -595,6 +595,54 @@ def zero(ctx: Context, stage: int) -> Outcome:
     return outcome
 
 
+INTERLEAVED = Assumption(
+    "interleaved-pipeline",
+    "Interleaved pipeline schedule: v model chunks per node",
+    "idle / v, stage-boundary communication × v",
+    "After the survey: the interleaved schedule of Narayanan et al. (SC 2021, arXiv 2104.04473, "
+    "§2.2.2; the schedule is described at https://developer.sourcefind.cn/codes/OpenDAS/"
+    "megatron-lm/-/commit/ab9a79791de91a2fa99d0d52379e23bcd652c61f). Each node holds v "
+    "non-contiguous chunks of layers, which divides the bubble by v and multiplies the messages "
+    "between stages by v. UNCONFIRMED: this reduction is the issue's statement of the paper's "
+    "result; we could not cite the paper's formula.",
+    status="after the survey (unconfirmed)",
+    works=("narayanan2021efficient",),
+)
+
+
+def interleaved(ctx: Context) -> Outcome:
+    """GPipe-style pipelining with v chunks per node: the bubble shrinks v times (unconfirmed)."""
+    inputs = ctx.inputs
+    chunks = inputs.chunks
+    outcome = layer_split(ctx, inputs.micro_batches)
+    outcome.slug = "pipeline-interleaved"
+    outcome.name = (
+        f"Interleaved pipeline (after the survey), v = {chunks} chunks, M = {inputs.micro_batches}"
+    )
+    outcome.sources.append(INTERLEAVED)
+    layers = len(ctx.network.layers)
+    if outcome.applicable and inputs.P * chunks > layers:
+        return outcome.not_applicable(
+            f"P·v = {inputs.P * chunks} chunks, more than the {layers} layers"
+        )
+    if not outcome.applicable:
+        return outcome
+    idle, communication = outcome.idle / chunks, outcome.communication * chunks
+    outcome.derivations.append(
+        Derivation(
+            "idle and communication time (interleaved)",
+            idle + communication,
+            "s",
+            INTERLEAVED.formula,
+            f"idle {number_text(outcome.idle)} / {chunks} + communication "
+            f"{number_text(outcome.communication)} × {chunks}",
+            [INTERLEAVED],
+        )
+    )
+    outcome.idle, outcome.communication = idle, communication
+    return outcome
+
+
 EXCHANGE_ROLES = (
     "parameter_server.time",
     "allreduce.ring",
@@ -635,6 +683,7 @@ def all_outcomes(ctx: Context) -> list[Outcome]:
     outcomes += [layer_split(ctx, 1), layer_split(ctx, ctx.inputs.micro_batches)]
     outcomes.append(hybrid(ctx))
     outcomes += [zero(ctx, stage) for stage in (1, 2, 3)]
+    outcomes.append(interleaved(ctx))
     return outcomes
 
 
@@ -685,4 +734,5 @@ STRATEGY_SLUGS = (
     "zero-1",
     "zero-2",
     "zero-3",
+    "pipeline-interleaved",
 )

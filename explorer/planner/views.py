@@ -19,7 +19,7 @@ from .plots import sweep_figure
 
 FIELD_GROUPS = (
     ("Machine", ("P", "flops", "memory_gb", "latency_us", "bandwidth_gbs", "gamma")),
-    ("Training step", ("batch", "micro_batches", "optimizer_values")),
+    ("Training step", ("batch", "micro_batches", "chunks", "optimizer_values")),
     ("Gradient exchange", ("servers", "bits", "density")),
     ("Sweep over P (the plot)", ("sweep_max", "sweep_points")),
 )

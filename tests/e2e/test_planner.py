@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 def test_it_plans_a_network_on_a_machine_and_sweeps_p(page, live_survey):
     page.goto(f"{live_survey.url}/planner/")
-    expect(page.locator("#ranked tr[data-strategy]")).to_have_count(11)
+    expect(page.locator("#ranked tr[data-strategy]")).to_have_count(12)
     page.select_option("select[name=network]", "vgg-16")
     page.select_option("select[name=machine]", "alexnet-2012")
     # The preset fills what is left empty: clear the fields it provides.
@@ -21,8 +21,8 @@ def test_it_plans_a_network_on_a_machine_and_sweeps_p(page, live_survey):
     expect(page.locator("#machine")).to_contain_text("two GTX 580 3GB GPUs")
     plot = page.locator("div.plot[data-drawn=true]")
     expect(plot).to_be_visible(timeout=15000)
-    # Two panels (step time, efficiency), one line per strategy (11) in each.
-    assert page.locator("div.plot[data-drawn=true] .scatterlayer .trace").count() == 22
+    # Two panels (step time, efficiency), one line per strategy (12) in each.
+    assert page.locator("div.plot[data-drawn=true] .scatterlayer .trace").count() == 24
     expect(page.locator("#sweep")).to_contain_text("(7 points)")
 
     page.fill("input[name=P]", "32")

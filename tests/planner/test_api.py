@@ -61,6 +61,7 @@ def test_it_answers_the_documented_json_shape(client, survey):
         "data-ps",
         "data-tree",
         "pipeline",
+        "pipeline-interleaved",
         "model-layer-split",
     ]
     for strategy in document["strategies"]:

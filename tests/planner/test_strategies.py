@@ -271,3 +271,19 @@ def test_it_shards_the_model_state_by_zero_stage_and_labels_it_after_the_survey(
         assert "(after the survey)" in strategy["name"]
         zero = next(m for m in strategy["cost_models"] if m["status"] == "after the survey")
         assert zero["works"] == ["rajbhandari2020zero"]
+
+
+def test_it_divides_the_bubble_by_the_chunks_of_an_interleaved_pipeline():
+    document = planning.plan(
+        parse({"network": "vgg-16", "P": "4", "chunks": "4"}, NETWORKS), FORMULAS, False
+    )
+    by_slug = {s["slug"]: s for s in document["strategies"]}
+    plain, interleaved = by_slug["pipeline"], by_slug["pipeline-interleaved"]
+    assert interleaved["idle_time"] == pytest.approx(plain["idle_time"] / 4)
+    assert interleaved["communication_time"] == pytest.approx(4 * plain["communication_time"])
+    assert "Interleaved pipeline schedule: v model chunks per node" in interleaved["unconfirmed"]
+    too_many = planning.plan(
+        parse({"network": "alexnet", "P": "8", "chunks": "2"}, NETWORKS), FORMULAS, False
+    )
+    refused = next(s for s in too_many["strategies"] if s["slug"] == "pipeline-interleaved")
+    assert refused["reason"] == "P·v = 16 chunks, more than the 11 layers"
