@@ -18,6 +18,8 @@ import bibtexparser
 from bibtexparser.model import Entry, Field
 from pylatexenc.latex2text import LatexNodes2Text
 
+from catalogue.bibtex_syntax import check_syntax
+
 # Work attributes stored as BibTeX fields of the same name, in export order.
 PLAIN_FIELDS = [
     "title",
@@ -185,6 +187,12 @@ def _parse_survey_ref(text: str) -> int | None:
 
 
 def _check_lengths(record: WorkRecord) -> None:
+    # The columns' limits: PostgreSQL refuses a longer value, which would abort the import.
+    for name, limit in (("key", 100), ("entry_type", 30)):
+        if len(getattr(record, name)) > limit:
+            raise BibtexError(f"the {name.replace('_', ' ')} is longer than {limit} characters")
+    if len(record.venue) > 400:
+        raise BibtexError("the venue (journal, booktitle or howpublished) is over 400 characters")
     for name, limit in MAX_FIELD_LENGTHS.items():
         if len(getattr(record, name)) > limit:
             raise BibtexError(f"{name} is longer than {limit} characters")
@@ -198,11 +206,27 @@ class ParsedFile:
     errors: list[str]
 
 
+def decode_bibtex(data: bytes) -> str:
+    """The text of an uploaded or read file, or BibtexError naming the first byte that is not
+    UTF-8 and its line."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise BibtexError(
+            f"line {line}: the file is not UTF-8 text (byte 0x{data[error.start]:02x} cannot be "
+            "read); save it as UTF-8 and upload it again"
+        ) from error
+
+
 def parse_bibtex(text: str) -> ParsedFile:
-    """Parse a whole file; every entry that cannot be read is named in `errors`."""
+    """Parse a whole file; every entry that cannot be read is named in `errors`, and a file
+    with a syntax error yields no records at all (an import is all or nothing)."""
     if "\x00" in text:  # PostgreSQL refuses NUL in text; no BibTeX file has one
         line = text.count("\n", 0, text.index("\x00")) + 1
         return ParsedFile([], [f"line {line}: a NUL byte (is this a binary file?)"])
+    if problems := check_syntax(text):
+        return ParsedFile([], problems)
     library = bibtexparser.parse_string(text)
     errors = [_describe_failed_block(block) for block in library.failed_blocks]
     records = []
@@ -219,7 +243,8 @@ def _describe_failed_block(block) -> str:
     error = getattr(block, "error", None)
     if type(block).__name__ == "DuplicateBlockKeyBlock":
         return f"entry {block.key!r} (line {line}): duplicate key in the file"
-    first_line = str(error).splitlines()[0] if error else "could not be parsed"
+    lines = str(error or "").strip().splitlines()
+    first_line = lines[0] if lines else "could not be parsed"
     return f"block at line {line}: {first_line}"
 
 
@@ -363,8 +388,9 @@ def apply_import(plan: ImportPlan) -> None:
     from catalogue.graph import bump_generation
 
     with transaction.atomic():
+        # What an import sets is a curator's choice: load_survey keeps it (see load_survey).
         for record in plan.create:
-            Work.objects.save_record(record)
-        for record, _changes in plan.update:
-            Work.objects.save_record(record)
+            Work.objects.save_record(record, curated=record.comparable())
+        for record, changes in plan.update:
+            Work.objects.save_record(record, curated=changes)
         transaction.on_commit(bump_generation)  # author lists are written in bulk

@@ -7,6 +7,8 @@ no duplicate edge per provenance, allowed choice values).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
@@ -49,6 +51,30 @@ class Quantity(models.TextChoices):
     PARALLELISM = "parallelism", "average parallelism"
     BOUND = "bound", "bound"
     FRACTION = "fraction", "fraction"
+
+
+class Curated(models.Model):
+    """A record the fixtures may also hold: which of its fields a curator changed.
+
+    Set by the admin, the API and BibTeX imports, never by `load_survey`, which keeps these
+    fields as the curator left them (and says so) until `load_survey --reset` clears the marks.
+    Pseudo-fields name what is not a column: "authors" (the author list), "works" (linked works).
+    """
+
+    curated_fields = models.JSONField(
+        "fields a curator changed",
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="Kept as they are when load_survey reloads the fixtures.",
+    )
+
+    class Meta:
+        abstract = True
+
+    def mark_curated(self, names) -> None:
+        """Add `names` to the curated fields (in memory: the caller saves)."""
+        self.curated_fields = sorted(set(self.curated_fields) | set(names))
 
 
 class Author(models.Model):
@@ -113,10 +139,12 @@ class WorkQuerySet(models.QuerySet):
             )
         return assignments
 
-    def save_record(self, record) -> Work:
-        """Create or update the work a `bibtex.WorkRecord` describes, authors in order."""
+    def save_record(self, record, curated: Iterable[str] = ()) -> Work:
+        """Create or update the work a `bibtex.WorkRecord` describes, authors in order;
+        `curated` names the fields a curator changed (load_survey keeps them)."""
         work = self.filter(key=record.key).first() or Work(key=record.key)
         work.set_record_fields(record)
+        work.mark_curated(curated)
         work.save()
         work.set_authors(record.authors)
         return work
@@ -185,7 +213,7 @@ class WorkQuerySet(models.QuerySet):
         return self.filter(assignments__category__code__in=codes).distinct()
 
 
-class Work(models.Model):
+class Work(Curated):
     key = models.CharField("BibTeX key", max_length=100, unique=True, validators=[KEY_VALIDATOR])
     entry_type = models.CharField(max_length=30, default="misc")
     title = models.TextField()
@@ -396,7 +424,7 @@ def _subtree_pks(node: Category) -> list[int]:
     return pks
 
 
-class Category(models.Model):
+class Category(Curated):
     code = models.SlugField(max_length=60, unique=True)
     name = models.CharField(max_length=200)
     section = models.CharField("paper section", max_length=30, blank=True)
@@ -453,7 +481,7 @@ class Category(models.Model):
         return node
 
 
-class Assignment(models.Model):
+class Assignment(Curated):
     work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="assignments")
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="assignments")
     evidence = models.CharField(max_length=20, choices=Evidence.choices)
@@ -480,7 +508,7 @@ class CitationQuerySet(models.QuerySet):
         return self.exclude(provenance=Provenance.SURVEY)
 
 
-class Citation(models.Model):
+class Citation(Curated):
     citing = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="citations_out")
     cited = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="citations_in")
     provenance = models.CharField(max_length=40, choices=Provenance.choices)
@@ -519,7 +547,7 @@ class Citation(models.Model):
             )
 
 
-class Technique(models.Model):
+class Technique(Curated):
     slug = models.SlugField(max_length=80, unique=True)
     name = models.CharField(max_length=200)
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="techniques")
@@ -556,7 +584,7 @@ def validate_variables(value: object) -> None:
             raise ValidationError(f"Variable {name!r}: min <= default <= max does not hold.")
 
 
-class CostModel(models.Model):
+class CostModel(Curated):
     technique = models.ForeignKey(Technique, on_delete=models.CASCADE, related_name="cost_models")
     quantity = models.CharField(max_length=20, choices=Quantity.choices)
     eval = models.CharField(

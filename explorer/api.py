@@ -30,6 +30,35 @@ class StrictFilterMixin:
             )
 
 
+class CuratedWritesMixin:
+    """Writes name the fields they set in the record's `curated_fields`, so that load_survey
+    keeps the curator's values instead of the fixtures'."""
+
+    def perform_create(self, serializer):
+        serializer.save(curated_fields=sorted(serializer.validated_data))
+
+    def perform_update(self, serializer):
+        record = serializer.instance
+        record.mark_curated(
+            name
+            for name, value in serializer.validated_data.items()
+            if _current_value(record, name) != _comparable(value)
+        )
+        serializer.save(curated_fields=record.curated_fields)
+
+
+def _current_value(record, name: str) -> object:
+    if record._meta.get_field(name).many_to_many:
+        return sorted(getattr(record, name).values_list("pk", flat=True))
+    return getattr(record, name)
+
+
+def _comparable(value: object) -> object:
+    if isinstance(value, list | tuple) and all(hasattr(v, "pk") for v in value):
+        return sorted(v.pk for v in value)
+    return value
+
+
 @extend_schema_view(
     list=extend_schema(summary="Works, filtered like the /works/ page"),
     retrieve=extend_schema(summary="One work, by BibTeX key, with its citations in and out"),
@@ -87,7 +116,7 @@ class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
         ],
     )
 )
-class CitationViewSet(StrictFilterMixin, viewsets.ModelViewSet):
+class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewSet):
     """Coverage is partial: a missing edge does not mean "does not cite"."""
 
     allowed_parameters = frozenset({"page", "page_size", "format", "provenance", "citing", "cited"})
@@ -131,6 +160,7 @@ class TechniqueViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 class CostModelViewSet(
+    CuratedWritesMixin,
     mixins.CreateModelMixin,
     mixins.UpdateModelMixin,
     mixins.DestroyModelMixin,

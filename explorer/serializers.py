@@ -214,7 +214,23 @@ class CitationSerializer(serializers.ModelSerializer):
         fields = ["id", "citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
 
 
-class CitationWriteSerializer(serializers.ModelSerializer):
+class RefuseUnknownKeysMixin:
+    """A body key the serializer does not know is a 400 naming it, not silently dropped
+    (a misspelt field would otherwise look like a successful write). Read-only fields are
+    known: a document read from the API can be sent back."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                allowed = ", ".join(name for name, f in self.fields.items() if not f.read_only)
+                raise serializers.ValidationError(
+                    {name: [f"unknown field (allowed: {allowed})"] for name in unknown}
+                )
+        return super().to_internal_value(data)
+
+
+class CitationWriteSerializer(RefuseUnknownKeysMixin, serializers.ModelSerializer):
     citing = serializers.SlugRelatedField(slug_field="key", queryset=Work.objects.all())
     cited = serializers.SlugRelatedField(slug_field="key", queryset=Work.objects.all())
 
@@ -230,7 +246,7 @@ class CitationWriteSerializer(serializers.ModelSerializer):
         return attrs
 
 
-class CostModelSerializer(serializers.ModelSerializer):
+class CostModelSerializer(RefuseUnknownKeysMixin, serializers.ModelSerializer):
     technique = serializers.SlugRelatedField(slug_field="slug", queryset=Technique.objects.all())
     works = serializers.SlugRelatedField(
         slug_field="key", many=True, queryset=Work.objects.all(), required=False
