@@ -215,7 +215,7 @@ def decode_bibtex(data: bytes) -> str:
         line = data.count(b"\n", 0, error.start) + 1
         raise BibtexError(
             f"line {line}: the file is not UTF-8 text (byte 0x{data[error.start]:02x} cannot be "
-            "read); save it as UTF-8 and upload it again"
+            "read); save it as UTF-8 and try again"
         ) from error
 
 
@@ -327,6 +327,8 @@ def plan_import(text: str) -> ImportPlan:
 
     parsed = parse_bibtex(text)
     plan = ImportPlan(errors=list(parsed.errors))
+    if not parsed.records:
+        return plan
     existing = {w.key: w for w in Work.objects.for_list()}
     owner_of = _identifier_owners(existing.values())
     for record in parsed.records:

@@ -33,9 +33,8 @@ class Command(BaseCommand):
             self.stderr.write(f"duplicate: {line}")
         if not plan.ok:
             details = "\n".join(f"  - {error}" for error in plan.errors)
-            raise CommandError(
-                f"Nothing was imported; {len(plan.errors)} errors in {file}:\n{details}"
-            )
+            count = f"{len(plan.errors)} error{'' if len(plan.errors) == 1 else 's'}"
+            raise CommandError(f"Nothing was imported; {count} in {file}:\n{details}")
         for record, changes in plan.update:
             self.stdout.write(f"change {record.key}: {', '.join(sorted(changes))}")
         for record in plan.create:
