@@ -23,6 +23,7 @@ from django.db import models, transaction
 from django.db.models import Count, Q
 
 from catalogue import bibtex
+from catalogue.constants import SURVEY_KEY, WORK_FIELDS
 from catalogue.graph import bump_generation
 from catalogue.models import (
     Assignment,
@@ -36,7 +37,6 @@ from catalogue.models import (
 )
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
-SURVEY_KEY = "bennun2018demystifying"
 
 
 class Command(BaseCommand):
@@ -217,7 +217,7 @@ def load_works(path: Path, kept: list[str]) -> dict[str, Work]:
     existing = {w.key: w for w in Work.objects.all()}
     new, changed = [], []
     for record in parsed.records:
-        values = {name: getattr(record, name) for name in bibtex.WORK_FIELDS}
+        values = {name: getattr(record, name) for name in WORK_FIELDS}
         values["venue"] = record.venue
         work = existing.get(record.key)
         if work is None:
