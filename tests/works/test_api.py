@@ -368,3 +368,28 @@ def test_it_serves_the_openapi_schema_and_docs(client, db):
     assert schema.status_code == 200
     assert b"/api/works/" in schema.content
     assert client.get("/api/docs/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_it_refuses_unknown_keys_in_a_write_naming_them(client, small_catalogue, curator):
+    client.force_login(curator)
+    body = {
+        "citing": "recht2011hogwild",
+        "cited": "lavin2016fast",
+        "provenance": "curator",
+        "evidence_source": "read in the paper",
+        "evidence_exerpt": "typo",
+    }
+    response = client.post("/api/citations/", body, content_type="application/json")
+    allowed = "citing, cited, provenance, evidence_source, evidence_excerpt"
+    assert (response.status_code, response.json()) == (
+        400,
+        {"evidence_exerpt": [f"unknown field (allowed: {allowed})"]},
+    )
+    model = make_cost_model(make_technique("conv-direct", small_catalogue["conv"]))
+    response = client.patch(
+        f"/api/cost-models/{model.pk}/", {"formla": "N"}, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert list(response.json()) == ["formla"]
+    assert not Citation.objects.filter(provenance="curator").exists()
