@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import bibtexparser
+from bibtexparser.middlewares.names import parse_single_name_into_parts
 from bibtexparser.model import Entry, Field
 from pylatexenc.latex2text import LatexNodes2Text
 
@@ -105,6 +106,34 @@ def _top_level_and_positions(value: str) -> Iterable[tuple[int, int]]:
     for match in AND_SPLIT.finditer(value):
         if depth_at[match.start()] == 0:
             yield match.start(), match.end()
+
+
+@dataclass(frozen=True)
+class PersonName:
+    """A BibTeX name in its parts, decoded for people: "Ludwig van Beethoven" is given "Ludwig",
+    particle "van", family "Beethoven". A one-part name ("{NVIDIA}") has only a family."""
+
+    family: str
+    given: str = ""
+    particle: str = ""
+    suffix: str = ""
+
+    @property
+    def family_first(self) -> str:
+        """ "Last, First" (with the particle before the family name), as RIS wants it."""
+        family = " ".join(part for part in (self.particle, self.family) if part)
+        return ", ".join(part for part in (family, self.given, self.suffix) if part)
+
+
+def person_name(name: str) -> PersonName:
+    """Split one BibTeX name ("First von Last", "von Last, First" or "von Last, Jr, First")."""
+    parts = parse_single_name_into_parts(name, strict=False)
+    return PersonName(
+        family=display_text(" ".join(parts.last)),
+        given=display_text(" ".join(parts.first)),
+        particle=display_text(" ".join(parts.von)),
+        suffix=display_text(" ".join(parts.jr)),
+    )
 
 
 def join_authors(names: list[str], truncated: bool) -> str:
