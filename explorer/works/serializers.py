@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalogue.bibtex import display_text, export_works
 from catalogue.models import Author, Citation, CostModel, Technique, Work
+from explorer.works.find_links import search_links
 
 
 class AssignmentField(serializers.Serializer):
@@ -133,6 +135,10 @@ class WorkDetailSerializer(WorkListSerializer):
     cited_by_url = serializers.SerializerMethodField()
     techniques = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
     bibtex = serializers.SerializerMethodField()
+    search_links = serializers.SerializerMethodField(
+        help_text="Searches for this work (dblp, Semantic Scholar, Google Scholar) built from its "
+        "title and first author: searches, not identifiers."
+    )
 
     class Meta(WorkListSerializer.Meta):
         fields = [
@@ -153,10 +159,24 @@ class WorkDetailSerializer(WorkListSerializer):
             "cited_by_count",
             "cited_by_url",
             "bibtex",
+            "search_links",
         ]
 
     def get_bibtex(self, work: Work) -> str:
         return export_works([work])
+
+    @extend_schema_field(
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"site": {"type": "string"}, "url": {"type": "string"}},
+                "required": ["site", "url"],
+            },
+        }
+    )
+    def get_search_links(self, work: Work) -> list[dict[str, str]]:
+        return search_links(work.title, work.author_names)
 
     def get_cites_count(self, work: Work) -> int:
         return work.citation_totals[0]

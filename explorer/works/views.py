@@ -12,6 +12,7 @@ from catalogue.models import Assignment, Author, Category, Citation, Provenance,
 from explorer.pagination import MAX_PAGE_SIZE, counted_paginator
 from explorer.works import exports, plots
 from explorer.works.filters import WorkFilter
+from explorer.works.find_links import search_links
 
 DEFAULT_PAGE_SIZE = 50
 HOME_LIST_LIMIT = 300
@@ -103,6 +104,7 @@ def work_detail(request, key: str):
         "cited_by": work.cited_by_shown,
         "cites_total": cites_total,
         "cited_by_total": cited_by_total,
+        "search_links": search_links(work.title, work.author_names),
     }
     return render(request, "works/work_detail.html", context)
 

@@ -393,3 +393,22 @@ def test_it_refuses_unknown_keys_in_a_write_naming_them(client, small_catalogue,
     assert response.status_code == 400
     assert list(response.json()) == ["formla"]
     assert not Citation.objects.filter(provenance="curator").exists()
+
+
+def test_it_gives_every_work_searches_to_find_it(client, small_catalogue):
+    """Labelled as searches, built from the title and first author, never stored."""
+    query = "q=HOGWILD%21%3A+A+Lock-Free+Approach+Recht"
+    expected = [
+        {"site": "dblp", "url": f"https://dblp.org/search?{query}"},
+        {"site": "Semantic Scholar", "url": f"https://www.semanticscholar.org/search?{query}"},
+        {"site": "Google Scholar", "url": f"https://scholar.google.com/scholar?{query}"},
+    ]
+    assert client.get("/api/works/recht2011hogwild/").json()["search_links"] == expected
+    page = client.get("/works/recht2011hogwild/").content.decode()
+    assert "<h2 id=\"find-work\">Find this work</h2>" in page
+    assert "Searches built from the title and first author, not links to the paper" in page
+    for link in expected:
+        assert f'<a href="{link["url"]}" rel="nofollow noopener">Search {link["site"]}</a>' in page
+    work = small_catalogue["hogwild"]
+    work.refresh_from_db()
+    assert (work.url, work.doi, work.extra_fields) == ("", "", {})
