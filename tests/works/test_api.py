@@ -405,7 +405,7 @@ def test_it_gives_every_work_searches_to_find_it(client, small_catalogue):
     ]
     assert client.get("/api/works/recht2011hogwild/").json()["search_links"] == expected
     page = client.get("/works/recht2011hogwild/").content.decode()
-    assert "<h2 id=\"find-work\">Find this work</h2>" in page
+    assert '<h2 id="find-work">Find this work</h2>' in page
     assert "Searches built from the title and first author, not links to the paper" in page
     for link in expected:
         assert f'<a href="{link["url"]}" rel="nofollow noopener">Search {link["site"]}</a>' in page
