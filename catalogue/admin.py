@@ -22,6 +22,7 @@ from catalogue.models import (
     Citation,
     CostModel,
     Curated,
+    CuratorDeletion,
     Technique,
     Work,
 )
@@ -44,7 +45,8 @@ def mark_form_changes(form) -> None:
 
 
 class CuratedAdmin(admin.ModelAdmin):
-    """Records what curators change, in the record and its inlines; natural keys (which the
+    """Records what curators change, in the record and its inlines, and which fixture records
+    they delete (assignments, edges, cost models); natural keys (which the
     fixtures match on) are fixed once a record exists, so that a reload cannot duplicate it."""
 
     natural_key_fields: tuple[str, ...] = ()
@@ -58,7 +60,18 @@ class CuratedAdmin(admin.ModelAdmin):
         mark_form_changes(form)
         super().save_model(request, obj, form, change)
 
+    def delete_model(self, request, obj):
+        CuratorDeletion.record(obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for record in queryset:
+            CuratorDeletion.record(record)
+        super().delete_queryset(request, queryset)
+
     def save_formset(self, request, form, formset, change):
+        for deleted_form in formset.deleted_forms:
+            CuratorDeletion.record(deleted_form.instance)
         for inline_form in formset.forms:
             if inline_form.has_changed() and inline_form not in formset.deleted_forms:
                 mark_form_changes(inline_form)
@@ -282,3 +295,17 @@ class CostModelAdmin(CuratedAdmin):
     search_fields = ["label", "formula", "technique__name", "status_note"]
     autocomplete_fields = ["technique", "works"]
     natural_key_fields = ("technique", "label")
+
+
+@admin.register(CuratorDeletion)
+class CuratorDeletionAdmin(admin.ModelAdmin):
+    """Fixture records that curators deleted; delete a row here and the next load_survey brings
+    the record back."""
+
+    list_display = ["kind", "key", "deleted_at"]
+    list_filter = ["kind"]
+    search_fields = ["key"]
+    readonly_fields = ["kind", "key", "deleted_at"]
+
+    def has_add_permission(self, request):
+        return False

@@ -10,7 +10,16 @@ from rest_framework import mixins, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from catalogue.models import Author, Category, Citation, CostModel, Provenance, Technique, Work
+from catalogue.models import (
+    Author,
+    Category,
+    Citation,
+    CostModel,
+    CuratorDeletion,
+    Provenance,
+    Technique,
+    Work,
+)
 from explorer.pagination import CountInPagePagination
 from explorer.works import serializers
 from explorer.works.filters import WorkFilter
@@ -32,7 +41,7 @@ class StrictFilterMixin:
 
 class CuratedWritesMixin:
     """Writes name the fields they set in the record's `curated_fields`, so that load_survey
-    keeps the curator's values instead of the fixtures'."""
+    keeps the curator's values instead of the fixtures'; deletions are remembered likewise."""
 
     def perform_create(self, serializer):
         serializer.save(curated_fields=sorted(serializer.validated_data))
@@ -45,6 +54,10 @@ class CuratedWritesMixin:
             if _current_value(record, name) != _comparable(value)
         )
         serializer.save(curated_fields=record.curated_fields)
+
+    def perform_destroy(self, instance):
+        CuratorDeletion.record(instance)  # so that load_survey does not bring it back
+        instance.delete()
 
 
 def _current_value(record, name: str) -> object:

@@ -9,7 +9,15 @@ import pytest
 from django.core.management import CommandError, call_command
 from rest_framework.authtoken.models import Token
 
-from catalogue.models import Assignment, Category, Citation, CostModel, Technique, Work
+from catalogue.models import (
+    Assignment,
+    Category,
+    Citation,
+    CostModel,
+    CuratorDeletion,
+    Technique,
+    Work,
+)
 
 FIXTURE_TITLE = "{Scalable stacking and learning for building deep architectures}"
 
@@ -278,3 +286,50 @@ def test_it_leaves_a_curators_own_work_alone(survey):
     work = Work.objects.create(key="curator2020own", title="Own", curated_fields=["title"])
     run_steps("--reset-all", "--yes")
     assert Work.objects.get(pk=work.pk).title == "Own"
+
+
+@pytest.mark.django_db
+def test_it_does_not_bring_back_what_a_curator_deleted(survey, curator_client, client, curator):
+    assignment = Assignment.objects.get(work__key="deng2012scalable", category__code="net-pipe")
+    response = curator_client.post(
+        f"/admin/catalogue/assignment/{assignment.pk}/delete/", {"post": "yes"}
+    )
+    assert response.status_code == 302
+    edge = Citation.objects.get(citing__key="dean2012large", cited__key="deng2012scalable")
+    headers = {"HTTP_AUTHORIZATION": f"Token {Token.objects.create(user=curator).key}"}
+    assert client.delete(f"/api/citations/{edge.pk}/", **headers).status_code == 204
+    model = CostModel.objects.get(label="Activation, forward: work")
+    assert client.delete(f"/api/cost-models/{model.pk}/", **headers).status_code == 204
+
+    output = run_steps()
+
+    assert not Assignment.objects.filter(pk=assignment.pk).exists()
+    assert not Citation.objects.filter(citing__key="dean2012large", cited__key="deng2012scalable")
+    assert not CostModel.objects.filter(label="Activation, forward: work").exists()
+    assert output.splitlines()[:3] == [
+        "left out the assignment of deng2012scalable to net-pipe: a curator deleted it "
+        "(--reset brings it back)",
+        "left out the edge dean2012large -> deng2012scalable (reference-list-note): a curator "
+        "deleted it (--reset brings it back)",
+        "left out cost model 'Activation, forward: work' of activation: a curator deleted it "
+        "(--reset brings it back)",
+    ]
+
+    run_steps("--reset", "deng2012scalable", "--reset", "activation", "--yes")
+
+    assert Assignment.objects.filter(work__key="deng2012scalable", category__code="net-pipe")
+    assert Citation.objects.filter(citing__key="dean2012large", cited__key="deng2012scalable")
+    assert CostModel.objects.filter(label="Activation, forward: work").exists()
+    assert not CuratorDeletion.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_deleted_work_comes_back_with_its_assignments(survey, curator_client):
+    """Only assignments, edges and cost models are remembered as deleted; a cascade from a
+    deleted work is not a curator's choice about them."""
+    work = Work.objects.get(key="deng2012scalable")
+    response = curator_client.post(f"/admin/catalogue/work/{work.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    run_steps()
+    assert Assignment.objects.filter(work__key="deng2012scalable").count() == 1
+    assert not CuratorDeletion.objects.exists()

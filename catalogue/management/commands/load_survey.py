@@ -32,11 +32,13 @@ from catalogue.models import (
     Category,
     Citation,
     CostModel,
+    CuratorDeletion,
     Technique,
     Work,
 )
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+DELETED = "a curator deleted it (--reset brings it back)"
 
 
 class Command(BaseCommand):
@@ -73,7 +75,7 @@ class Command(BaseCommand):
         try:
             with transaction.atomic():
                 for record in to_reset:
-                    type(record).objects.filter(pk=record.pk).update(curated_fields=[])
+                    forget_curation(record)
                 load_all(fixtures, kept)
                 # Bulk writes send no signals: say the catalogue changed, once it has.
                 transaction.on_commit(bump_generation)
@@ -88,7 +90,10 @@ class Command(BaseCommand):
     def confirm(self, records: list[models.Model]) -> None:
         self.stdout.write("These curators' changes will be replaced by the fixtures' values:")
         for record in records:
-            self.stdout.write(f"  {describe(record)}: {', '.join(record.curated_fields)}")
+            if isinstance(record, CuratorDeletion):
+                self.stdout.write(f"  {record.kind} {record.key}: deleted by a curator")
+            else:
+                self.stdout.write(f"  {describe(record)}: {', '.join(record.curated_fields)}")
         if not sys.stdin.isatty():
             raise CommandError("Nothing was reset: add --yes to confirm without a terminal.")
         if input("Type 'yes' to continue: ").strip().lower() != "yes":
@@ -123,11 +128,22 @@ def curated_records(keys: list[str] | None) -> list[models.Model]:
             Technique: Q(slug__in=keys),
             CostModel: Q(technique__slug__in=keys),
         }
+    deletions = (
+        CuratorDeletion.objects.all() if keys is None else CuratorDeletion.objects.about(keys)
+    )
     return [
         record
         for model in CURATED_MODELS
         for record in model.objects.filter(filters[model]).exclude(curated_fields=[]).order_by("pk")
-    ]
+    ] + list(deletions)
+
+
+def forget_curation(record: models.Model) -> None:
+    """Clear a curator's marks (or forget a deletion), so that the fixtures' values come back."""
+    if isinstance(record, CuratorDeletion):
+        record.delete()
+    else:
+        type(record).objects.filter(pk=record.pk).update(curated_fields=[])
 
 
 def _reset_target_exists(key: str) -> bool:
@@ -296,12 +312,15 @@ def load_assignments(path: Path, works: dict[str, Work], kept: list[str]) -> Non
     existing = {
         (a.work_id, a.category_id): a for a in Assignment.objects.select_related("work", "category")
     }
+    deleted = CuratorDeletion.objects.keys_of("assignment")
     new, changed = [], []
     for row in read_csv(path):
         work, category = works[row["key"]], categories[row["category"]]
         values = {"evidence": row["evidence"], "source_note": row["source_note"]}
         assignment = existing.get((work.pk, category.pk))
-        if assignment is None:
+        if assignment is None and f"{work.key} {category.code}" in deleted:
+            kept.append(f"left out the assignment of {work.key} to {category.code}: {DELETED}")
+        elif assignment is None:
             new.append(Assignment(work=work, category=category, **values))
         elif merge_fixture(assignment, values, kept):
             changed.append(assignment)
@@ -314,6 +333,7 @@ def load_citations(path: Path, works: dict[str, Work], kept: list[str]) -> None:
         (c.citing_id, c.cited_id, c.provenance): c
         for c in Citation.objects.select_related("citing", "cited")
     }
+    deleted = CuratorDeletion.objects.keys_of("citation")
     new, changed = [], []
     for row in read_csv(path):
         citing, cited = works[row["citing"]], works[row["cited"]]
@@ -322,7 +342,12 @@ def load_citations(path: Path, works: dict[str, Work], kept: list[str]) -> None:
             "evidence_excerpt": row["evidence_excerpt"],
         }
         citation = existing.get((citing.pk, cited.pk, row["provenance"]))
-        if citation is None:
+        natural_key = f"{citing.key} {cited.key} {row['provenance']}"
+        if citation is None and natural_key in deleted:
+            kept.append(
+                f"left out the edge {citing.key} -> {cited.key} ({row['provenance']}): {DELETED}"
+            )
+        elif citation is None:
             new.append(
                 Citation(citing=citing, cited=cited, provenance=row["provenance"], **evidence)
             )
@@ -357,8 +382,14 @@ def load_techniques(path: Path, works: dict[str, Work], kept: list[str]) -> None
 def load_cost_models(path: Path, works: dict[str, Work], kept: list[str]) -> None:
     techniques = {t.slug: t for t in Technique.objects.all()}
     existing = {(m.technique_id, m.label): m for m in CostModel.objects.select_related("technique")}
+    deleted = CuratorDeletion.objects.keys_of("cost model")
     for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))):
         technique = techniques[item["technique"]]
+        if (technique.pk, item["label"]) not in existing and (
+            f"{technique.slug} {item['label']}" in deleted
+        ):
+            kept.append(f"left out cost model {item['label']!r} of {technique.slug}: {DELETED}")
+            continue
         values = {
             "quantity": item["quantity"],
             "eval": item.get("eval", ""),
