@@ -24,6 +24,8 @@ BARE_VALUE = re.compile(r"[A-Za-z0-9_.:+-]+")
 # A new entry at the start of a line: inside a value, it means the value was never closed.
 ENTRY_START = re.compile(r"\n[ \t]*@[A-Za-z]+[ \t]*[{(]")
 # "name =" at the start of a line inside a braced value: a field swallowed by an unclosed brace.
+BRACE_OR_LINE = {"{": re.compile(r"[{}\n]"), "(": re.compile(r"[{}()\n]")}
+QUOTE_BRACE_OR_LINE = re.compile(r'[{}"\n]')
 FIELD_START = re.compile(r"\n[ \t]*[A-Za-z][A-Za-z0-9_.:+-]*[ \t]*=")
 
 
@@ -203,20 +205,20 @@ def _read_value(scanner: Scanner, key: str, name: str) -> None:
 
 def _read_braced(scanner: Scanner, start: int, where: str, closer: str) -> None:
     """From an opening brace (or parenthesis) to its match; braces nest."""
-    depth, position, text = 0, start, scanner.text
+    depth, text = 0, scanner.text
     opener = "{" if closer == "}" else "("
-    while position < len(text):
-        char = text[position]
-        if char == opener or (char == "{" and opener == "("):
+    # Jump from one brace (or line start) to the next: a character loop is slow on big files.
+    for found in BRACE_OR_LINE[opener].finditer(text, start):
+        char, position = found.group(), found.start()
+        if char in ("{", "("):
             depth += 1
-        elif char == closer or (char == "}" and opener == "("):
+        elif char in ("}", ")"):
             depth -= 1
             if depth == 0:
                 scanner.pos = position + 1
                 return
-        elif char == "\n" and ENTRY_START.match(text, position):
+        elif ENTRY_START.match(text, position):
             break
-        position += 1
     raise SyntaxProblem(start, f"unclosed brace: the '{opener}' that opens {where} is never closed")
 
 
@@ -235,9 +237,9 @@ def _refuse_swallowed_fields(scanner: Scanner, start: int, where: str) -> None:
 
 def _read_quoted(scanner: Scanner, start: int, where: str) -> None:
     """From an opening quote to the next quote outside braces."""
-    depth, position, text = 0, start + 1, scanner.text
-    while position < len(text):
-        char = text[position]
+    depth, text = 0, scanner.text
+    for found in QUOTE_BRACE_OR_LINE.finditer(text, start + 1):
+        char, position = found.group(), found.start()
         if char == "{":
             depth += 1
         elif char == "}":
@@ -247,5 +249,4 @@ def _read_quoted(scanner: Scanner, start: int, where: str) -> None:
             return
         elif char == "\n" and ENTRY_START.match(text, position):
             break
-        position += 1
     raise SyntaxProblem(start, f"unclosed quote: the '\"' that opens {where} is never closed")

@@ -200,7 +200,7 @@ def merge_fixture(record: models.Model, values: dict[str, object], kept: list[st
 def merge_works(record: models.Model, works: list[Work], kept: list[str]) -> None:
     """Link the fixture's works to a technique or cost model, unless a curator chose them."""
     wanted = sorted(w.pk for w in works)
-    current = sorted(record.works.values_list("pk", flat=True))
+    current = sorted(work.pk for work in record.works.all())  # prefetched by the caller
     if wanted == current:
         return
     if "works" in record.curated_fields:
@@ -364,7 +364,7 @@ def _works_for(numbers: list, works: dict[str, Work]) -> list[Work]:
 
 def load_techniques(path: Path, works: dict[str, Work], kept: list[str]) -> None:
     categories = {c.code: c for c in Category.objects.all()}
-    existing = {t.slug: t for t in Technique.objects.all()}
+    existing = {t.slug: t for t in Technique.objects.prefetch_related("works")}
     for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))):
         values = {
             "name": item["name"],
@@ -381,7 +381,8 @@ def load_techniques(path: Path, works: dict[str, Work], kept: list[str]) -> None
 
 def load_cost_models(path: Path, works: dict[str, Work], kept: list[str]) -> None:
     techniques = {t.slug: t for t in Technique.objects.all()}
-    existing = {(m.technique_id, m.label): m for m in CostModel.objects.select_related("technique")}
+    models_with_works = CostModel.objects.select_related("technique").prefetch_related("works")
+    existing = {(m.technique_id, m.label): m for m in models_with_works}
     deleted = CuratorDeletion.objects.keys_of("cost model")
     for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))):
         technique = techniques[item["technique"]]
