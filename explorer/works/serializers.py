@@ -253,15 +253,43 @@ class RefuseUnknownKeysMixin:
         return super().to_internal_value(data)
 
 
-class CitationWriteSerializer(RefuseUnknownKeysMixin, serializers.ModelSerializer):
+class FixedNaturalKeyMixin:
+    """The fields load_survey matches a record on cannot change once it exists: a renamed fixture
+    record would come back beside the curator's on the next load. Create a new one instead."""
+
+    natural_key_fields: tuple[str, ...] = ()
+
+    def validate(self, attrs):
+        if self.instance is not None:
+            changed = [
+                name
+                for name in self.natural_key_fields
+                if name in attrs and attrs[name] != getattr(self.instance, name)
+            ]
+            if changed:
+                raise serializers.ValidationError(
+                    {
+                        name: ["cannot change once the record exists (create a new one instead)"]
+                        for name in changed
+                    }
+                )
+        return super().validate(attrs)
+
+
+class CitationWriteSerializer(
+    FixedNaturalKeyMixin, RefuseUnknownKeysMixin, serializers.ModelSerializer
+):
     citing = serializers.SlugRelatedField(slug_field="key", queryset=Work.objects.all())
     cited = serializers.SlugRelatedField(slug_field="key", queryset=Work.objects.all())
+
+    natural_key_fields = ("citing", "cited", "provenance")
 
     class Meta:
         model = Citation
         fields = ["id", "citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
 
     def validate(self, attrs):
+        attrs = super().validate(attrs)
         try:
             Citation(**attrs).clean()
         except DjangoValidationError as error:
@@ -269,12 +297,15 @@ class CitationWriteSerializer(RefuseUnknownKeysMixin, serializers.ModelSerialize
         return attrs
 
 
-class CostModelSerializer(RefuseUnknownKeysMixin, serializers.ModelSerializer):
+class CostModelSerializer(
+    FixedNaturalKeyMixin, RefuseUnknownKeysMixin, serializers.ModelSerializer
+):
     technique = serializers.SlugRelatedField(slug_field="slug", queryset=Technique.objects.all())
     works = serializers.SlugRelatedField(
         slug_field="key", many=True, queryset=Work.objects.all(), required=False
     )
     status_label = serializers.CharField(source="get_status_display", read_only=True)
+    natural_key_fields = ("technique", "label")
 
     class Meta:
         model = CostModel
@@ -297,6 +328,7 @@ class CostModelSerializer(RefuseUnknownKeysMixin, serializers.ModelSerializer):
 
     def validate(self, attrs):
         """The formula must parse against the declared variables (model.clean)."""
+        attrs = super().validate(attrs)
         current = {"formula": "", "variables": []}
         if self.instance is not None:
             current = {name: getattr(self.instance, name) for name in current}

@@ -333,3 +333,21 @@ def test_a_deleted_work_comes_back_with_its_assignments(survey, curator_client):
     run_steps()
     assert Assignment.objects.filter(work__key="deng2012scalable").count() == 1
     assert not CuratorDeletion.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_api_keeps_natural_keys_fixed(survey, client, curator):
+    client.force_login(curator)
+    model = CostModel.objects.get(label="Activation, forward: work")
+    response = client.patch(
+        f"/api/cost-models/{model.pk}/", {"label": "Renamed"}, content_type="application/json"
+    )
+    assert (response.status_code, response.json()) == (
+        400,
+        {"label": ["cannot change once the record exists (create a new one instead)"]},
+    )
+    edge = Citation.objects.get(citing__key="dean2012large", cited__key="deng2012scalable")
+    response = client.patch(
+        f"/api/citations/{edge.pk}/", {"provenance": "curator"}, content_type="application/json"
+    )
+    assert response.status_code == 400 and list(response.json()) == ["provenance"]
