@@ -37,6 +37,8 @@ CSV_COLUMNS = [
     "doi",
     "url",
     "categories",
+    "era",
+    "source_url",
 ]
 RIS_TYPES = {"article": "JOUR", "inproceedings": "CONF", "book": "BOOK", "incollection": "CHAP"}
 CSL_TYPES = {
@@ -148,11 +150,18 @@ def to_ris(works: list[Work]) -> tuple[str, str, str]:
             "urls": [url for url in (work.url, arxiv_url(work)) if url],
             "name_of_database": "arXiv" if work.arxiv_id else "",
             "accession_number": work.arxiv_id,
-            "notes": [TRUNCATED_NOTE] if work.authors_truncated else [],
+            "notes": _notes(work),
         }
         entry.update({name: value for name, value in optional.items() if value})
         entries.append(entry)
     return rispy.dumps(entries), "application/x-research-info-systems; charset=utf-8", "ris"
+
+
+def _notes(work: Work) -> list[str]:
+    notes = [TRUNCATED_NOTE] if work.authors_truncated else []
+    if work.is_after_survey:
+        notes.append(f"after the survey; metadata read from {work.source_url}")
+    return notes
 
 
 def csl_name(name: str) -> dict[str, str]:
@@ -189,7 +198,7 @@ def to_csljson(works: list[Work]) -> tuple[str, str, str]:
             "URL": work.url or arxiv_url(work),
             "archive": "arXiv" if work.arxiv_id else "",
             "archive_location": work.arxiv_id,
-            "note": TRUNCATED_NOTE if work.authors_truncated else "",
+            "note": "; ".join(_notes(work)),
         }
         item.update({name: value for name, value in optional.items() if value})
         items.append(item)

@@ -16,6 +16,7 @@ class AssignmentField(serializers.Serializer):
     code = serializers.CharField(source="category.code")
     name = serializers.CharField(source="category.name")
     section = serializers.CharField(source="category.section")
+    extends = serializers.CharField(source="category.extends")
     evidence = serializers.CharField()
     source_note = serializers.CharField()
 
@@ -42,6 +43,8 @@ class WorkListSerializer(serializers.ModelSerializer):
             "entry_type",
             "venue",
             "survey_ref",
+            "era",
+            "source_url",
             "arxiv_id",
             "doi",
             "url",
@@ -69,6 +72,8 @@ WORK_ROW_FIELDS = [
     "entry_type",
     "venue",
     "survey_ref",
+    "era",
+    "source_url",
     "arxiv_id",
     "doi",
     "url",
@@ -94,6 +99,8 @@ def work_rows(works: list[dict], request) -> list[dict]:
             "entry_type": work["entry_type"],
             "venue": work["venue"],
             "survey_ref": work["survey_ref"],
+            "era": work["era"],
+            "source_url": work["source_url"],
             "arxiv_id": work["arxiv_id"],
             "doi": work["doi"],
             "url": work["url"],
@@ -153,6 +160,7 @@ class WorkDetailSerializer(WorkListSerializer):
             "publisher",
             "note",
             "abstract",
+            "field_sources",
             "techniques",
             "cites",
             "cites_count",
@@ -202,6 +210,7 @@ class CategoryNodeSerializer(serializers.Serializer):
     name = serializers.CharField()
     section = serializers.CharField()
     status = serializers.CharField()
+    extends = serializers.CharField()
     description = serializers.CharField()
     work_count = serializers.IntegerField()
     children = serializers.SerializerMethodField()

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('catalogue', '0003_work_list_order'),
+        ('catalogue', '0004_after2018_era'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('catalogue', '0004_curation_curated_fields'),
+        ('catalogue', '0005_curation_curated_fields'),
     ]
 
     operations = [
