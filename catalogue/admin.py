@@ -21,11 +21,66 @@ from catalogue.models import (
     Category,
     Citation,
     CostModel,
+    Curated,
+    CuratorDeletion,
     Technique,
     Work,
 )
 
 SESSION_UPLOAD_KEY = "bibtex_upload"
+
+
+def _model_field_names(model) -> set[str]:
+    return {f.name for f in model._meta.get_fields() if not f.auto_created}
+
+
+def mark_form_changes(form) -> None:
+    """Name the fields this form changed in its record's `curated_fields` (all of them for a
+    new record), so that load_survey keeps the curator's values."""
+    record = form.instance
+    if not isinstance(record, Curated):
+        return
+    names = form.changed_data if record.pk else list(form.fields)
+    record.mark_curated(set(names) & _model_field_names(type(record)))
+
+
+class CuratedAdmin(admin.ModelAdmin):
+    """Records what curators change, in the record and its inlines, and which fixture records
+    they delete (assignments, edges, cost models); natural keys (which the
+    fixtures match on) are fixed once a record exists, so that a reload cannot duplicate it."""
+
+    natural_key_fields: tuple[str, ...] = ()
+    readonly_fields = ["curated_fields"]
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        return fields + list(self.natural_key_fields) if obj is not None else fields
+
+    def save_model(self, request, obj, form, change):
+        mark_form_changes(form)
+        super().save_model(request, obj, form, change)
+
+    def delete_model(self, request, obj):
+        CuratorDeletion.record(obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for record in queryset:
+            CuratorDeletion.record(record)
+        super().delete_queryset(request, queryset)
+
+    def save_formset(self, request, form, formset, change):
+        for deleted_form in formset.deleted_forms:
+            CuratorDeletion.record(deleted_form.instance)
+        for inline_form in formset.forms:
+            if inline_form.has_changed() and inline_form not in formset.deleted_forms:
+                mark_form_changes(inline_form)
+        if formset.model is Authorship and formset.has_changed():
+            # An edited author list belongs to the work: mark it there.
+            work = form.instance
+            work.mark_curated(["authors"])
+            Work.objects.filter(pk=work.pk).update(curated_fields=work.curated_fields)
+        super().save_formset(request, form, formset, change)
 
 
 class LevelFilter(admin.SimpleListFilter):
@@ -97,13 +152,13 @@ class BibtexUploadForm(forms.Form):
         if upload.size > limit:
             raise forms.ValidationError(f"The file is larger than {limit // 1024} KB.")
         try:
-            return upload.read().decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise forms.ValidationError("The file is not UTF-8 text.") from error
+            return bibtex.decode_bibtex(upload.read())
+        except bibtex.BibtexError as error:
+            raise forms.ValidationError(str(error)) from error
 
 
 @admin.register(Work)
-class WorkAdmin(admin.ModelAdmin):
+class WorkAdmin(CuratedAdmin):
     list_display = ["key", "short_title", "year", "venue", "era", "survey_ref", "authors_truncated"]
     list_filter = [
         "era",
@@ -136,7 +191,9 @@ class WorkAdmin(admin.ModelAdmin):
         ("Identifiers", {"fields": ["survey_ref", "arxiv_id", "doi", "url"]}),
         ("Text", {"fields": ["abstract", "note", "extra_fields"]}),
         ("Snowballing", {"fields": ["seminal", "seminal_reason"]}),
+        ("Curation", {"fields": ["curated_fields"]}),
     ]
+    natural_key_fields = ("key",)
 
     @admin.display(description="title", ordering="title")
     def short_title(self, work: Work) -> str:
@@ -197,24 +254,26 @@ class AuthorAdmin(admin.ModelAdmin):
 
 
 @admin.register(Category)
-class CategoryAdmin(admin.ModelAdmin):
+class CategoryAdmin(CuratedAdmin):
     list_display = ["code", "name", "section", "extends", "parent", "order", "status"]
     list_filter = ["parent", "status"]
     search_fields = ["code", "name", "section"]
     autocomplete_fields = ["parent"]
+    natural_key_fields = ("code",)
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(CuratedAdmin):
     list_display = ["work", "category", "evidence"]
     list_filter = ["evidence", "category"]
     search_fields = ["work__key", "work__title", "category__code", "source_note"]
     autocomplete_fields = ["work", "category"]
     list_select_related = ["work", "category"]
+    natural_key_fields = ("work", "category")
 
 
 @admin.register(Citation)
-class CitationAdmin(admin.ModelAdmin):
+class CitationAdmin(CuratedAdmin):
     list_display = ["citing", "cited", "provenance"]
     list_filter = ["provenance"]
     search_fields = [
@@ -226,6 +285,7 @@ class CitationAdmin(admin.ModelAdmin):
     ]
     autocomplete_fields = ["citing", "cited"]
     list_select_related = ["citing", "cited"]
+    natural_key_fields = ("citing", "cited", "provenance")
 
 
 class CostModelInline(admin.StackedInline):
@@ -235,17 +295,33 @@ class CostModelInline(admin.StackedInline):
 
 
 @admin.register(Technique)
-class TechniqueAdmin(admin.ModelAdmin):
+class TechniqueAdmin(CuratedAdmin):
     list_display = ["slug", "name", "category", "demo_slug"]
     list_filter = ["category"]
     search_fields = ["slug", "name", "summary"]
     autocomplete_fields = ["category", "works"]
     inlines = [CostModelInline]
+    natural_key_fields = ("slug",)
 
 
 @admin.register(CostModel)
-class CostModelAdmin(admin.ModelAdmin):
+class CostModelAdmin(CuratedAdmin):
     list_display = ["label", "technique", "quantity", "formula", "status"]
     list_filter = ["status", "quantity", "technique"]
     search_fields = ["label", "formula", "technique__name", "status_note"]
     autocomplete_fields = ["technique", "works"]
+    natural_key_fields = ("technique", "label")
+
+
+@admin.register(CuratorDeletion)
+class CuratorDeletionAdmin(admin.ModelAdmin):
+    """Fixture records that curators deleted; delete a row here and the next load_survey brings
+    the record back."""
+
+    list_display = ["kind", "key", "deleted_at"]
+    list_filter = ["kind"]
+    search_fields = ["key"]
+    readonly_fields = ["kind", "key", "deleted_at"]
+
+    def has_add_permission(self, request):
+        return False

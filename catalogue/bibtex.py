@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import bibtexparser
+from bibtexparser.middlewares.names import parse_single_name_into_parts
 from bibtexparser.model import Entry, Field
 from pylatexenc.latex2text import LatexNodes2Text
 
+from catalogue.bibtex_syntax import check_syntax
 from catalogue.constants import KEY_REGEX, PLAIN_FIELDS, WORK_FIELDS
 
 KEY_PATTERN = re.compile(rf"^{KEY_REGEX}$")
@@ -112,6 +114,34 @@ def _top_level_and_positions(value: str) -> Iterable[tuple[int, int]]:
             yield match.start(), match.end()
 
 
+@dataclass(frozen=True)
+class PersonName:
+    """A BibTeX name in its parts, decoded for people: "Ludwig van Beethoven" is given "Ludwig",
+    particle "van", family "Beethoven". A one-part name ("{NVIDIA}") has only a family."""
+
+    family: str
+    given: str = ""
+    particle: str = ""
+    suffix: str = ""
+
+    @property
+    def family_first(self) -> str:
+        """ "Last, First" (with the particle before the family name), as RIS wants it."""
+        family = " ".join(part for part in (self.particle, self.family) if part)
+        return ", ".join(part for part in (family, self.given, self.suffix) if part)
+
+
+def person_name(name: str) -> PersonName:
+    """Split one BibTeX name ("First von Last", "von Last, First" or "von Last, Jr, First")."""
+    parts = parse_single_name_into_parts(name, strict=False)
+    return PersonName(
+        family=display_text(" ".join(parts.last)),
+        given=display_text(" ".join(parts.first)),
+        particle=display_text(" ".join(parts.von)),
+        suffix=display_text(" ".join(parts.jr)),
+    )
+
+
 def join_authors(names: list[str], truncated: bool) -> str:
     return " and ".join([*names, "others"] if truncated else names)
 
@@ -184,6 +214,12 @@ def _parse_era(values: dict[str, str], survey_ref: int | None) -> tuple[str, str
 
 
 def _check_lengths(record: WorkRecord) -> None:
+    # The columns' limits: PostgreSQL refuses a longer value, which would abort the import.
+    for name, limit in (("key", 100), ("entry_type", 30)):
+        if len(getattr(record, name)) > limit:
+            raise BibtexError(f"the {name.replace('_', ' ')} is longer than {limit} characters")
+    if len(record.venue) > 400:
+        raise BibtexError("the venue (journal, booktitle or howpublished) is over 400 characters")
     for name, limit in MAX_FIELD_LENGTHS.items():
         if len(getattr(record, name)) > limit:
             raise BibtexError(f"{name} is longer than {limit} characters")
@@ -197,11 +233,27 @@ class ParsedFile:
     errors: list[str]
 
 
+def decode_bibtex(data: bytes) -> str:
+    """The text of an uploaded or read file, or BibtexError naming the first byte that is not
+    UTF-8 and its line."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise BibtexError(
+            f"line {line}: the file is not UTF-8 text (byte 0x{data[error.start]:02x} cannot be "
+            "read); save it as UTF-8 and try again"
+        ) from error
+
+
 def parse_bibtex(text: str) -> ParsedFile:
-    """Parse a whole file; every entry that cannot be read is named in `errors`."""
+    """Parse a whole file; every entry that cannot be read is named in `errors`, and a file
+    with a syntax error yields no records at all (an import is all or nothing)."""
     if "\x00" in text:  # PostgreSQL refuses NUL in text; no BibTeX file has one
         line = text.count("\n", 0, text.index("\x00")) + 1
         return ParsedFile([], [f"line {line}: a NUL byte (is this a binary file?)"])
+    if problems := check_syntax(text):
+        return ParsedFile([], problems)
     library = bibtexparser.parse_string(text)
     errors = [_describe_failed_block(block) for block in library.failed_blocks]
     records = []
@@ -218,7 +270,8 @@ def _describe_failed_block(block) -> str:
     error = getattr(block, "error", None)
     if type(block).__name__ == "DuplicateBlockKeyBlock":
         return f"entry {block.key!r} (line {line}): duplicate key in the file"
-    first_line = str(error).splitlines()[0] if error else "could not be parsed"
+    lines = str(error or "").strip().splitlines()
+    first_line = lines[0] if lines else "could not be parsed"
     return f"block at line {line}: {first_line}"
 
 
@@ -305,6 +358,8 @@ def plan_import(text: str) -> ImportPlan:
 
     parsed = parse_bibtex(text)
     plan = ImportPlan(errors=list(parsed.errors))
+    if not parsed.records:
+        return plan
     existing = {w.key: w for w in Work.objects.for_list()}
     owner_of = _identifier_owners(existing.values())
     for record in parsed.records:
@@ -366,8 +421,9 @@ def apply_import(plan: ImportPlan) -> None:
     from catalogue.graph import bump_generation
 
     with transaction.atomic():
+        # What an import sets is a curator's choice: load_survey keeps it (see load_survey).
         for record in plan.create:
-            Work.objects.save_record(record)
-        for record, _changes in plan.update:
-            Work.objects.save_record(record)
+            Work.objects.save_record(record, curated=record.comparable())
+        for record, changes in plan.update:
+            Work.objects.save_record(record, curated=changes)
         transaction.on_commit(bump_generation)  # author lists are written in bulk

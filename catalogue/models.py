@@ -7,6 +7,8 @@ no duplicate edge per provenance, allowed choice values).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
@@ -65,6 +67,30 @@ class Quantity(models.TextChoices):
     PARALLELISM = "parallelism", "average parallelism"
     BOUND = "bound", "bound"
     FRACTION = "fraction", "fraction"
+
+
+class Curated(models.Model):
+    """A record the fixtures may also hold: which of its fields a curator changed.
+
+    Set by the admin, the API and BibTeX imports, never by `load_survey`, which keeps these
+    fields as the curator left them (and says so) until `load_survey --reset` clears the marks.
+    Pseudo-fields name what is not a column: "authors" (the author list), "works" (linked works).
+    """
+
+    curated_fields = models.JSONField(
+        "fields a curator changed",
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="Kept as they are when load_survey reloads the fixtures.",
+    )
+
+    class Meta:
+        abstract = True
+
+    def mark_curated(self, names) -> None:
+        """Add `names` to the curated fields (in memory: the caller saves)."""
+        self.curated_fields = sorted(set(self.curated_fields) | set(names))
 
 
 class Author(models.Model):
@@ -157,10 +183,12 @@ class WorkQuerySet(models.QuerySet):
             )
         return assignments
 
-    def save_record(self, record) -> Work:
-        """Create or update the work a `bibtex.WorkRecord` describes, authors in order."""
+    def save_record(self, record, curated: Iterable[str] = ()) -> Work:
+        """Create or update the work a `bibtex.WorkRecord` describes, authors in order;
+        `curated` names the fields a curator changed (load_survey keeps them)."""
         work = self.filter(key=record.key).first() or Work(key=record.key)
         work.set_record_fields(record)
+        work.mark_curated(curated)
         work.save()
         work.set_authors(record.authors)
         return work
@@ -220,7 +248,7 @@ class WorkQuerySet(models.QuerySet):
         return self.filter(assignments__category__code__in=codes).distinct()
 
 
-class Work(models.Model):
+class Work(Curated):
     key = models.CharField("BibTeX key", max_length=100, unique=True, validators=[KEY_VALIDATOR])
     entry_type = models.CharField(max_length=30, default="misc")
     title = models.TextField()
@@ -483,7 +511,7 @@ def _subtree_work_counts(
     return {pk: len(work_ids) for pk, work_ids in works_under.items()}
 
 
-class Category(models.Model):
+class Category(Curated):
     code = models.SlugField(max_length=60, unique=True)
     name = models.CharField(max_length=200)
     section = models.CharField("paper section", max_length=30, blank=True)
@@ -541,7 +569,7 @@ class Category(models.Model):
         return [code_of[pk] for pk in tree.subtree(children, self.pk)]
 
 
-class Assignment(models.Model):
+class Assignment(Curated):
     work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="assignments")
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="assignments")
     evidence = models.CharField(max_length=20, choices=Evidence.choices)
@@ -593,7 +621,7 @@ class CitationQuerySet(models.QuerySet):
         return self.filter(Q(citing__era=Era.AFTER) | Q(cited__era=Era.AFTER))
 
 
-class Citation(models.Model):
+class Citation(Curated):
     citing = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="citations_out")
     cited = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="citations_in")
     provenance = models.CharField(max_length=40, choices=Provenance.choices)
@@ -632,7 +660,7 @@ class Citation(models.Model):
             )
 
 
-class Technique(models.Model):
+class Technique(Curated):
     slug = models.SlugField(max_length=80, unique=True)
     name = models.CharField(max_length=200)
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="techniques")
@@ -669,7 +697,7 @@ def validate_variables(value: object) -> None:
             raise ValidationError(f"Variable {name!r}: min <= default <= max does not hold.")
 
 
-class CostModel(models.Model):
+class CostModel(Curated):
     technique = models.ForeignKey(Technique, on_delete=models.CASCADE, related_name="cost_models")
     quantity = models.CharField(max_length=20, choices=Quantity.choices)
     eval = models.CharField(
@@ -713,3 +741,54 @@ class CostModel(models.Model):
             costs.validate(self.formula, self.variable_names)
         except costs.FormulaError as error:
             raise ValidationError({"formula": str(error)}) from error
+
+
+class CuratorDeletionQuerySet(models.QuerySet):
+    def keys_of(self, kind: str) -> set[str]:
+        return set(self.filter(kind=kind).values_list("key", flat=True))
+
+    def about(self, keys: list[str]) -> CuratorDeletionQuerySet:
+        """The deletions that name any of `keys` (a work key, category code or technique slug)."""
+        match = Q(pk__in=[])
+        for key in keys:
+            match |= Q(key=key) | Q(key__startswith=f"{key} ") | Q(key__endswith=f" {key}")
+            match |= Q(key__contains=f" {key} ")
+        return self.filter(match)
+
+
+class CuratorDeletion(models.Model):
+    """A record the fixtures hold that a curator deleted (an assignment, a citation edge or a
+    cost model), by its natural key: load_survey does not bring it back, until a reset."""
+
+    KINDS = {"Assignment": "assignment", "Citation": "citation", "CostModel": "cost model"}
+
+    kind = models.CharField(max_length=20)
+    key = models.CharField(max_length=500)
+    deleted_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CuratorDeletionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["kind", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "key"], name="curatordeletion_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key}"
+
+    @staticmethod
+    def natural_key_of(record: models.Model) -> str:
+        if isinstance(record, Assignment):
+            return f"{record.work.key} {record.category.code}"
+        if isinstance(record, Citation):
+            return f"{record.citing.key} {record.cited.key} {record.provenance}"
+        return f"{record.technique.slug} {record.label}"
+
+    @classmethod
+    def record(cls, record: models.Model) -> None:
+        """Remember that a curator deleted `record` (other models are not remembered: a deleted
+        work, category or technique comes back on the next load)."""
+        kind = cls.KINDS.get(type(record).__name__)
+        if kind and record.pk is not None:
+            cls.objects.get_or_create(kind=kind, key=cls.natural_key_of(record))

@@ -41,6 +41,31 @@ class DemoSchemaSerializer(serializers.Serializer):
     params = DemoParamSerializer(many=True)
 
 
+RUN_BODY_KEYS = frozenset({"params"})
+
+
+def params_from_body(data: object, demo) -> tuple[dict, str]:
+    """(the parameters of a run request's body, "" ) or ({}, why the body is refused).
+
+    Keys other than "params" are refused by name, not dropped: parameters sent without the
+    wrapper would otherwise run the demo with its defaults and look like an answer."""
+    shape = 'the body must be a JSON object {"params": {...}}'
+    if not isinstance(data, dict):
+        return {}, shape
+    unknown = sorted(set(data) - RUN_BODY_KEYS)
+    if unknown:
+        names = ", ".join(repr(key) for key in unknown)
+        own = {param.name for param in demo.params}
+        hint = "; parameters go inside" if set(unknown) <= own else "; the only key is"
+        plural = "s" if len(unknown) > 1 else ""
+        return {}, f'unknown key{plural} {names} in the body{hint} "params": {{...}}'
+
+    params = data.get("params", {})
+    if not isinstance(params, dict):
+        return {}, shape
+    return params, ""
+
+
 class DemoListView(APIView):
     permission_classes = [AllowAny]
 
@@ -82,11 +107,9 @@ class DemoRunView(APIView):
         responses={code: OpenApiTypes.OBJECT for code in (200, 400, 404, 422, 429)},
     )
     def post(self, request, slug: str):
-        demo_or_404(slug)
-        params = request.data.get("params", {}) if isinstance(request.data, dict) else None
-        if not isinstance(params, dict):
-            return Response(
-                {"error": 'the body must be a JSON object {"params": {...}}'}, status=400
-            )
+        demo = demo_or_404(slug)
+        params, error = params_from_body(request.data, demo)
+        if error:
+            return Response({"error": error}, status=400)
         body, code, headers = run_or_error(slug, params)
         return Response(body, status=code, headers=headers)

@@ -11,7 +11,16 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from catalogue.constants import KEY_REGEX
-from catalogue.models import Author, Category, Citation, CostModel, Provenance, Technique, Work
+from catalogue.models import (
+    Author,
+    Category,
+    Citation,
+    CostModel,
+    CuratorDeletion,
+    Provenance,
+    Technique,
+    Work,
+)
 from explorer.middleware import cached_for_anonymous
 from explorer.pagination import CountInPagePagination
 from explorer.works import serializers
@@ -37,6 +46,39 @@ class StrictFilterMixin:
             raise ValidationError(
                 {name: f"unknown parameter (allowed: {allowed})" for name in unknown}
             )
+
+
+class CuratedWritesMixin:
+    """Writes name the fields they set in the record's `curated_fields`, so that load_survey
+    keeps the curator's values instead of the fixtures'; deletions are remembered likewise."""
+
+    def perform_create(self, serializer):
+        serializer.save(curated_fields=sorted(serializer.validated_data))
+
+    def perform_update(self, serializer):
+        record = serializer.instance
+        record.mark_curated(
+            name
+            for name, value in serializer.validated_data.items()
+            if _current_value(record, name) != _comparable(value)
+        )
+        serializer.save(curated_fields=record.curated_fields)
+
+    def perform_destroy(self, instance):
+        CuratorDeletion.record(instance)  # so that load_survey does not bring it back
+        instance.delete()
+
+
+def _current_value(record, name: str) -> object:
+    if record._meta.get_field(name).many_to_many:
+        return sorted(getattr(record, name).values_list("pk", flat=True))
+    return getattr(record, name)
+
+
+def _comparable(value: object) -> object:
+    if isinstance(value, list | tuple) and all(hasattr(v, "pk") for v in value):
+        return sorted(v.pk for v in value)
+    return value
 
 
 @cached_for_anonymous
@@ -114,7 +156,7 @@ class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
         ],
     )
 )
-class CitationViewSet(StrictFilterMixin, viewsets.ModelViewSet):
+class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewSet):
     """Coverage is partial: a missing edge does not mean "does not cite"."""
 
     allowed_parameters = frozenset({"page", "page_size", "format", "provenance", "citing", "cited"})
@@ -160,6 +202,7 @@ class TechniqueViewSet(viewsets.ReadOnlyModelViewSet):
 
 @cached_for_anonymous
 class CostModelViewSet(
+    CuratedWritesMixin,
     mixins.CreateModelMixin,
     mixins.UpdateModelMixin,
     mixins.DestroyModelMixin,

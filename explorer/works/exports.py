@@ -9,12 +9,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import rispy
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 
-from catalogue.bibtex import display_text, export_works
+from catalogue.bibtex import display_text, export_works, person_name
 from catalogue.models import Work
 from explorer.middleware import cached_for_anonymous
 from explorer.works.filters import WorkFilter
@@ -106,24 +107,49 @@ def _csv_safe(value: object) -> object:
     return "" if value is None else value
 
 
+TRUNCATED_NOTE = "author list truncated by the source (et al.)"
+
+
+def page_range(pages: str) -> tuple[str, str]:
+    """'1709--1720' -> ('1709', '1720'), 'III-1337--III-1345' -> ('III-1337', 'III-1345'),
+    '12-15' -> ('12', '15'); a single page or an odd text stays the start page."""
+    pages = pages.strip()
+    if "--" in pages:
+        start, _, end = pages.partition("--")
+        return start.strip(), end.strip().lstrip("-")
+    if found := re.fullmatch(r"(\d+)\s*-\s*(\d+)", pages):
+        return found[1], found[2]
+    return pages, ""
+
+
+def arxiv_url(work: Work) -> str:
+    return f"https://arxiv.org/abs/{work.arxiv_id}" if work.arxiv_id else ""
+
+
 def to_ris(works: list[Work]) -> tuple[str, str, str]:
+    """RIS with the tags reference managers read (Zotero's RIS translator: AU "Last, First",
+    SP and EP, DO, UR, DB + AN for the arXiv id as archive and its location)."""
     entries = []
     for work in works:
+        start_page, end_page = page_range(work.pages)
         entry = {
             "type_of_reference": RIS_TYPES.get(work.entry_type, "GEN"),
             "id": work.key,
             "title": display_text(work.title),
-            "authors": [display_text(name) for name in work.author_names],
+            "authors": [person_name(name).family_first for name in work.author_names],
         }
         optional = {
             "year": str(work.year) if work.year else "",
             "secondary_title": display_text(work.venue),
             "volume": work.volume,
             "number": work.number,
-            "start_page": work.pages.split("-")[0] if work.pages else "",
+            "start_page": start_page,
+            "end_page": end_page,
             "publisher": display_text(work.publisher),
             "doi": work.doi,
-            "urls": [work.url] if work.url else [],
+            "urls": [url for url in (work.url, arxiv_url(work)) if url],
+            "name_of_database": "arXiv" if work.arxiv_id else "",
+            "accession_number": work.arxiv_id,
             "notes": _notes(work),
         }
         entry.update({name: value for name, value in optional.items() if value})
@@ -132,30 +158,46 @@ def to_ris(works: list[Work]) -> tuple[str, str, str]:
 
 
 def _notes(work: Work) -> list[str]:
-    notes = ["author list truncated by the source (et al.)"] if work.authors_truncated else []
+    notes = [TRUNCATED_NOTE] if work.authors_truncated else []
     if work.is_after_survey:
         notes.append(f"after the survey; metadata read from {work.source_url}")
     return notes
 
 
+def csl_name(name: str) -> dict[str, str]:
+    parts = person_name(name)
+    if not (parts.family and parts.given):  # an organisation, or a name in one part
+        return {"literal": display_text(name)}
+    fields = {
+        "family": parts.family,
+        "given": parts.given,
+        "non-dropping-particle": parts.particle,
+        "suffix": parts.suffix,
+    }
+    return {key: value for key, value in fields.items() if value}
+
+
 def to_csljson(works: list[Work]) -> tuple[str, str, str]:
+    """CSL-JSON items valid against the CSL data schema (csl-data.json, v1.0)."""
     items = []
     for work in works:
         item = {
             "id": work.key,
             "type": CSL_TYPES.get(work.entry_type, "article"),
             "title": display_text(work.title),
-            "author": [{"literal": display_text(name)} for name in work.author_names],
+            "author": [csl_name(name) for name in work.author_names],
         }
         optional = {
             "issued": {"date-parts": [[work.year]]} if work.year else None,
             "container-title": display_text(work.venue),
             "volume": work.volume,
             "issue": work.number,
-            "page": work.pages.replace("--", "-"),
+            "page": "-".join(part for part in page_range(work.pages) if part),
             "publisher": display_text(work.publisher),
             "DOI": work.doi,
-            "URL": work.url or (f"https://arxiv.org/abs/{work.arxiv_id}" if work.arxiv_id else ""),
+            "URL": work.url or arxiv_url(work),
+            "archive": "arXiv" if work.arxiv_id else "",
+            "archive_location": work.arxiv_id,
             "note": "; ".join(_notes(work)),
         }
         item.update({name: value for name, value in optional.items() if value})

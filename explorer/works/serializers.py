@@ -6,11 +6,13 @@ from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalogue.bibtex import display_text, export_works
 from catalogue.models import Author, Citation, CostModel, Technique, Work
 from explorer.links import link_maker
+from explorer.works.find_links import search_links
 
 
 class AssignmentField(serializers.Serializer):
@@ -166,6 +168,10 @@ class WorkDetailSerializer(WorkListSerializer):
     cited_by_url = serializers.SerializerMethodField()
     techniques = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
     bibtex = serializers.SerializerMethodField()
+    search_links = serializers.SerializerMethodField(
+        help_text="Searches for this work (dblp, Semantic Scholar, Google Scholar) built from its "
+        "title and first author: searches, not identifiers."
+    )
 
     def to_representation(self, work: Work) -> dict:
         """The list's document (work_row), then the detail's own fields, in the schema's order."""
@@ -192,10 +198,24 @@ class WorkDetailSerializer(WorkListSerializer):
             "cited_by_count",
             "cited_by_url",
             "bibtex",
+            "search_links",
         ]
 
     def get_bibtex(self, work: Work) -> str:
         return export_works([work])
+
+    @extend_schema_field(
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"site": {"type": "string"}, "url": {"type": "string"}},
+                "required": ["site", "url"],
+            },
+        }
+    )
+    def get_search_links(self, work: Work) -> list[dict[str, str]]:
+        return search_links(work.title, work.author_names)
 
     def get_cites_count(self, work: Work) -> int:
         return work.citation_totals[0]
@@ -254,15 +274,60 @@ class CitationSerializer(serializers.ModelSerializer):
         fields = ["id", "citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
 
 
-class CitationWriteSerializer(serializers.ModelSerializer):
+class RefuseUnknownKeysMixin:
+    """A body key the serializer does not know is a 400 naming it, not silently dropped
+    (a misspelt field would otherwise look like a successful write). Read-only fields are
+    known: a document read from the API can be sent back."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            # A form post from the browsable API carries its CSRF token beside the fields.
+            unknown = sorted(set(data) - set(self.fields) - {"csrfmiddlewaretoken"})
+            if unknown:
+                allowed = ", ".join(name for name, f in self.fields.items() if not f.read_only)
+                raise serializers.ValidationError(
+                    {name: [f"unknown field (allowed: {allowed})"] for name in unknown}
+                )
+        return super().to_internal_value(data)
+
+
+class FixedNaturalKeyMixin:
+    """The fields load_survey matches a record on cannot change once it exists: a renamed fixture
+    record would come back beside the curator's on the next load. Create a new one instead."""
+
+    natural_key_fields: tuple[str, ...] = ()
+
+    def validate(self, attrs):
+        if self.instance is not None:
+            changed = [
+                name
+                for name in self.natural_key_fields
+                if name in attrs and attrs[name] != getattr(self.instance, name)
+            ]
+            if changed:
+                raise serializers.ValidationError(
+                    {
+                        name: ["cannot change once the record exists (create a new one instead)"]
+                        for name in changed
+                    }
+                )
+        return super().validate(attrs)
+
+
+class CitationWriteSerializer(
+    FixedNaturalKeyMixin, RefuseUnknownKeysMixin, serializers.ModelSerializer
+):
     citing = serializers.SlugRelatedField(slug_field="key", queryset=Work.objects.all())
     cited = serializers.SlugRelatedField(slug_field="key", queryset=Work.objects.all())
+
+    natural_key_fields = ("citing", "cited", "provenance")
 
     class Meta:
         model = Citation
         fields = ["id", "citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
 
     def validate(self, attrs):
+        attrs = super().validate(attrs)
         try:
             Citation(**attrs).clean()
         except DjangoValidationError as error:
@@ -270,12 +335,15 @@ class CitationWriteSerializer(serializers.ModelSerializer):
         return attrs
 
 
-class CostModelSerializer(serializers.ModelSerializer):
+class CostModelSerializer(
+    FixedNaturalKeyMixin, RefuseUnknownKeysMixin, serializers.ModelSerializer
+):
     technique = serializers.SlugRelatedField(slug_field="slug", queryset=Technique.objects.all())
     works = serializers.SlugRelatedField(
         slug_field="key", many=True, queryset=Work.objects.all(), required=False
     )
     status_label = serializers.CharField(source="get_status_display", read_only=True)
+    natural_key_fields = ("technique", "label")
 
     class Meta:
         model = CostModel
@@ -298,6 +366,7 @@ class CostModelSerializer(serializers.ModelSerializer):
 
     def validate(self, attrs):
         """The formula must parse against the declared variables (model.clean)."""
+        attrs = super().validate(attrs)
         current = {"formula": "", "variables": []}
         if self.instance is not None:
             current = {name: getattr(self.instance, name) for name in current}

@@ -14,6 +14,7 @@ from explorer.middleware import cached_for_anonymous
 from explorer.pagination import counted_paginator, page_size_message
 from explorer.works import plots
 from explorer.works.filters import WorkFilter, category_tree, era_parameter
+from explorer.works.find_links import search_links
 
 DEFAULT_PAGE_SIZE = 50
 HOME_LIST_LIMIT = 300
@@ -124,6 +125,7 @@ def work_detail(request, key: str):
         "cited_by": work.cited_by_shown,
         "cites_total": cites_total,
         "cited_by_total": cited_by_total,
+        "search_links": search_links(work.title, work.author_names),
     }
     return render(request, "works/work_detail.html", context)
 

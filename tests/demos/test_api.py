@@ -114,3 +114,25 @@ def test_it_runs_from_the_url_so_a_copied_link_reproduces_the_result(client):
 def test_it_links_every_technique_to_a_registered_demo(survey):
     slugs = set(Technique.objects.exclude(demo_slug="").values_list("demo_slug", flat=True))
     assert slugs and slugs <= set(DEMOS)
+
+
+@pytest.mark.django_db
+def test_it_refuses_parameters_sent_without_the_params_wrapper(client):
+    response = client.post(
+        f"/api/demos/{PIPELINE}/run/", {"P": 8, "M": 4}, content_type="application/json"
+    )
+    assert (response.status_code, response.json()) == (
+        400,
+        {"error": "unknown keys 'M', 'P' in the body; parameters go inside \"params\": {...}"},
+    )
+    assert not DemoResult.objects.exists()
+
+
+@pytest.mark.django_db
+def test_it_refuses_an_unknown_key_beside_params(client):
+    body = {"params": {"P": 4}, "parms": {"M": 2}}
+    response = client.post(f"/api/demos/{PIPELINE}/run/", body, content_type="application/json")
+    assert (response.status_code, response.json()) == (
+        400,
+        {"error": "unknown key 'parms' in the body; the only key is \"params\": {...}"},
+    )

@@ -374,3 +374,47 @@ def test_it_serves_the_openapi_schema_and_docs(client, db):
     assert schema.status_code == 200
     assert b"/api/works/" in schema.content
     assert client.get("/api/docs/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_it_refuses_unknown_keys_in_a_write_naming_them(client, small_catalogue, curator):
+    client.force_login(curator)
+    body = {
+        "citing": "recht2011hogwild",
+        "cited": "lavin2016fast",
+        "provenance": "curator",
+        "evidence_source": "read in the paper",
+        "evidence_exerpt": "typo",
+    }
+    response = client.post("/api/citations/", body, content_type="application/json")
+    allowed = "citing, cited, provenance, evidence_source, evidence_excerpt"
+    assert (response.status_code, response.json()) == (
+        400,
+        {"evidence_exerpt": [f"unknown field (allowed: {allowed})"]},
+    )
+    model = make_cost_model(make_technique("conv-direct", small_catalogue["conv"]))
+    response = client.patch(
+        f"/api/cost-models/{model.pk}/", {"formla": "N"}, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert list(response.json()) == ["formla"]
+    assert not Citation.objects.filter(provenance="curator").exists()
+
+
+def test_it_gives_every_work_searches_to_find_it(client, small_catalogue):
+    """Labelled as searches, built from the title and first author, never stored."""
+    query = "q=HOGWILD%21%3A+A+Lock-Free+Approach+Recht"
+    expected = [
+        {"site": "dblp", "url": f"https://dblp.org/search?{query}"},
+        {"site": "Semantic Scholar", "url": f"https://www.semanticscholar.org/search?{query}"},
+        {"site": "Google Scholar", "url": f"https://scholar.google.com/scholar?{query}"},
+    ]
+    assert client.get("/api/works/recht2011hogwild/").json()["search_links"] == expected
+    page = client.get("/works/recht2011hogwild/").content.decode()
+    assert '<h2 id="find-work">Find this work</h2>' in page
+    assert "Searches built from the title and first author, not links to the paper" in page
+    for link in expected:
+        assert f'<a href="{link["url"]}" rel="nofollow noopener">Search {link["site"]}</a>' in page
+    work = small_catalogue["hogwild"]
+    work.refresh_from_db()
+    assert (work.url, work.doi, work.extra_fields) == ("", "", {})

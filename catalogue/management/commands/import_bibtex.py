@@ -2,14 +2,16 @@
 
 Entries with the key of an existing work update it; an entry whose DOI or arXiv id belongs to
 another work is reported as a duplicate and skipped. Any invalid entry aborts the whole import
-with a non-zero exit status and a message naming each bad entry.
+with a non-zero exit status and a message naming each problem with its line: syntax errors
+(unclosed braces or quotes, missing commas or keys, stray text), an empty or non-BibTeX file, a file
+that is not UTF-8.
 """
 
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalogue.bibtex import apply_import, plan_import
+from catalogue.bibtex import BibtexError, apply_import, decode_bibtex, plan_import
 
 
 class Command(BaseCommand):
@@ -21,15 +23,18 @@ class Command(BaseCommand):
 
     def handle(self, *args, file: Path, dry_run: bool, **options):
         try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise CommandError(f"Cannot read {file}: {error}") from error
+            text = decode_bibtex(file.read_bytes())
+        except OSError as error:
+            raise CommandError(f"Cannot read {file}: {error.strerror}") from error
+        except BibtexError as error:
+            raise CommandError(f"Nothing was imported; {file}: {error}") from error
         plan = plan_import(text)
         for line in plan.duplicates:
             self.stderr.write(f"duplicate: {line}")
         if not plan.ok:
             details = "\n".join(f"  - {error}" for error in plan.errors)
-            raise CommandError(f"Nothing was imported; {len(plan.errors)} bad entries:\n{details}")
+            count = f"{len(plan.errors)} error{'' if len(plan.errors) == 1 else 's'}"
+            raise CommandError(f"Nothing was imported; {count} in {file}:\n{details}")
         for record, changes in plan.update:
             self.stdout.write(f"change {record.key}: {', '.join(sorted(changes))}")
         for record in plan.create:

@@ -4,22 +4,27 @@ after the survey (fixtures/after_*), each with its source URL, mapped onto the t
 Idempotent: records are matched on their natural keys (BibTeX key, category code, technique slug,
 (citing, cited, provenance), ...) and brought to what the fixtures say, so a second run changes
 nothing. Records that curators added and that the fixtures do not mention are left alone.
+
+Curators' edits win: a field named in a record's `curated_fields` (set by the admin, the API and
+BibTeX imports) keeps the curator's value, and the command reports each difference it left alone.
+`--reset KEY` / `--reset-all` clear those marks, so that the fixtures' values come back.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import sys
 from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
-from django.db.models import Count
+from django.db import models, transaction
+from django.db.models import Count, Q
 
 from catalogue import bibtex
-from catalogue.constants import SURVEY_KEY
+from catalogue.constants import SURVEY_KEY, WORK_FIELDS
 from catalogue.graph import bump_generation
 from catalogue.models import (
     Assignment,
@@ -28,60 +33,216 @@ from catalogue.models import (
     Category,
     Citation,
     CostModel,
+    CuratorDeletion,
     Technique,
     Work,
 )
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+DELETED = "a curator deleted it (--reset brings it back)"
 
 
 class Command(BaseCommand):
-    help = "Load the survey's works, taxonomy, assignments, citations and cost models."
+    help = (
+        "Load the survey's works, taxonomy, assignments, citations and cost models; "
+        "fields a curator changed are kept unless reset."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--fixtures", type=Path, default=FIXTURES, help="fixtures folder")
+        parser.add_argument(
+            "--reset",
+            action="append",
+            default=[],
+            metavar="KEY",
+            help="bring back the fixtures' version of this work (BibTeX key, with its "
+            "assignments and edges), category (code) or technique (slug, with its cost models); "
+            "repeatable",
+        )
+        parser.add_argument(
+            "--reset-all",
+            action="store_true",
+            help="bring back the fixtures' version of everything",
+        )
+        parser.add_argument("--yes", action="store_true", help="reset without asking")
 
-    def handle(self, *args, fixtures: Path, **options):
+    def handle(
+        self, *args, fixtures: Path, reset: list[str], reset_all: bool, yes: bool, **options
+    ):
+        to_reset = curated_records(None if reset_all else reset) if reset or reset_all else []
+        if to_reset and not yes:
+            self.confirm(to_reset)
+        kept: list[str] = []
         try:
             with transaction.atomic():
-                load_all(fixtures)
+                for record in to_reset:
+                    forget_curation(record)
+                load_all(fixtures, kept)
                 # Bulk writes send no signals: say the catalogue changed, once it has.
                 transaction.on_commit(bump_generation)
         except (OSError, ValueError, KeyError, ValidationError) as error:
             raise CommandError(f"Nothing was loaded: {error}") from error
+        for line in kept:
+            self.stdout.write(line)
+        if to_reset:
+            self.stdout.write(f"Reset {len(to_reset)} curated records to the fixtures.")
         self.stdout.write(self.style.SUCCESS(describe_catalogue()))
 
+    def confirm(self, records: list[models.Model]) -> None:
+        self.stdout.write("These curators' changes will be replaced by the fixtures' values:")
+        for record in records:
+            if isinstance(record, CuratorDeletion):
+                self.stdout.write(f"  {record.kind} {record.key}: deleted by a curator")
+            else:
+                self.stdout.write(f"  {describe(record)}: {', '.join(record.curated_fields)}")
+        if not sys.stdin.isatty():
+            raise CommandError("Nothing was reset: add --yes to confirm without a terminal.")
+        if input("Type 'yes' to continue: ").strip().lower() != "yes":
+            raise CommandError("Nothing was reset.")
 
-def load_all(fixtures: Path) -> None:
-    works = load_works(fixtures / "survey.bib")
-    load_categories(fixtures / "taxonomy.json")
-    load_assignments(fixtures / "assignments.csv", works)
-    load_citations(fixtures / "citations.csv", works)
+
+CURATED_MODELS: list[type[models.Model]] = [
+    Work,
+    Category,
+    Assignment,
+    Citation,
+    Technique,
+    CostModel,
+]
+
+
+def curated_records(keys: list[str] | None) -> list[models.Model]:
+    """The records with curators' marks that a reset of `keys` (None: everything) clears."""
+    if keys is None:
+        filters = {model: Q() for model in CURATED_MODELS}
+    else:
+        unknown = [k for k in keys if not _reset_target_exists(k)]
+        if unknown:
+            raise CommandError(
+                f"Nothing was reset: no work, category or technique {', '.join(unknown)}."
+            )
+        filters = {
+            Work: Q(key__in=keys),
+            Category: Q(code__in=keys),
+            Assignment: Q(work__key__in=keys) | Q(category__code__in=keys),
+            Citation: Q(citing__key__in=keys) | Q(cited__key__in=keys),
+            Technique: Q(slug__in=keys),
+            CostModel: Q(technique__slug__in=keys),
+        }
+    deletions = (
+        CuratorDeletion.objects.all() if keys is None else CuratorDeletion.objects.about(keys)
+    )
+    return [
+        record
+        for model in CURATED_MODELS
+        for record in model.objects.filter(filters[model]).exclude(curated_fields=[]).order_by("pk")
+    ] + list(deletions)
+
+
+def forget_curation(record: models.Model) -> None:
+    """Clear a curator's marks (or forget a deletion), so that the fixtures' values come back."""
+    if isinstance(record, CuratorDeletion):
+        record.delete()
+    else:
+        type(record).objects.filter(pk=record.pk).update(curated_fields=[])
+
+
+def _reset_target_exists(key: str) -> bool:
+    return (
+        Work.objects.filter(key=key).exists()
+        or Category.objects.filter(code=key).exists()
+        or Technique.objects.filter(slug=key).exists()
+    )
+
+
+def describe(record: models.Model) -> str:
+    """How the report names a record: the natural key a curator knows it by."""
+    if isinstance(record, Work):
+        return record.key
+    if isinstance(record, Category):
+        return f"category {record.code}"
+    if isinstance(record, Assignment):
+        return f"the assignment of {record.work.key} to {record.category.code}"
+    if isinstance(record, Citation):
+        return f"the edge {record.citing.key} -> {record.cited.key} ({record.provenance})"
+    if isinstance(record, Technique):
+        return f"technique {record.slug}"
+    return f"cost model {record.label!r} of {record.technique.slug}"
+
+
+def _shown(value: object) -> str:
+    text = repr(value.pk if isinstance(value, models.Model) else value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def merge_fixture(record: models.Model, values: dict[str, object], kept: list[str]) -> bool:
+    """Set the fixture's values on `record`, except in the fields a curator changed: for those,
+    add a line to `kept` when the fixture says otherwise. True when anything was set."""
+    changed = False
+    for name, wanted in values.items():
+        field = record._meta.get_field(name)
+        if field.is_relation:
+            current, target = getattr(record, field.attname), getattr(wanted, "pk", None)
+        else:
+            current, target = getattr(record, name), wanted
+        if current == target:
+            continue
+        if name in record.curated_fields:
+            shown = getattr(wanted, "code", None) or getattr(wanted, "slug", None) or wanted
+            kept.append(
+                f"kept the curator's {name} of {describe(record)}; the fixture says {_shown(shown)}"
+            )
+            continue
+        setattr(record, name, wanted)
+        changed = True
+    return changed
+
+
+def merge_works(record: models.Model, works: list[Work], kept: list[str]) -> None:
+    """Link the fixture's works to a technique or cost model, unless a curator chose them."""
+    wanted = sorted(w.pk for w in works)
+    current = sorted(work.pk for work in record.works.all())  # prefetched by the caller
+    if wanted == current:
+        return
+    if "works" in record.curated_fields:
+        keys = sorted(w.key for w in works)
+        kept.append(
+            f"kept the curator's works of {describe(record)}; the fixture says {_shown(keys)}"
+        )
+        return
+    record.works.set(works)
+
+
+def load_all(fixtures: Path, kept: list[str] | None = None) -> None:
+    kept = [] if kept is None else kept
+    works = load_works(fixtures / "survey.bib", kept)
+    load_categories(fixtures / "taxonomy.json", kept)
+    load_assignments(fixtures / "assignments.csv", works, kept)
+    load_citations(fixtures / "citations.csv", works, kept)
     if (fixtures / "techniques.json").exists():
-        load_techniques(fixtures / "techniques.json", works)
-        load_cost_models(fixtures / "cost_models.json", works)
+        load_techniques(fixtures / "techniques.json", works, kept)
+        load_cost_models(fixtures / "cost_models.json", works, kept)
     if (fixtures / "seminal.json").exists():
-        load_seminal(fixtures / "seminal.json", works)
+        load_seminal(fixtures / "seminal.json", works, kept)
     if (fixtures / "after_survey.bib").exists():
-        load_after_survey(fixtures, works)
+        load_after_survey(fixtures, works, kept)
 
 
-def load_after_survey(fixtures: Path, survey_works: dict[str, Work]) -> None:
+def load_after_survey(fixtures: Path, survey_works: dict[str, Work], kept: list[str]) -> None:
     """The works after the survey, their categories (ours, with the evidence level "curated
     after the survey"), the edges read in their reference lists, and each field's source."""
-    works = {**survey_works, **load_works(fixtures / "after_survey.bib")}
-    load_categories(fixtures / "after_taxonomy.json")
-    load_assignments(fixtures / "after_assignments.csv", works)
-    load_citations(fixtures / "after_citations.csv", works)
+    works = {**survey_works, **load_works(fixtures / "after_survey.bib", kept)}
+    load_categories(fixtures / "after_taxonomy.json", kept)
+    load_assignments(fixtures / "after_assignments.csv", works, kept)
+    load_citations(fixtures / "after_citations.csv", works, kept)
     field_sources = json.loads((fixtures / "after_sources.json").read_text(encoding="utf-8"))
     for key, sources in field_sources.items():
         work = works[key]
-        if work.field_sources != sources:
-            work.field_sources = sources
+        if merge_fixture(work, {"field_sources": sources}, kept):
             work.save(update_fields=["field_sources"])
 
 
-def load_works(path: Path) -> dict[str, Work]:
+def load_works(path: Path, kept: list[str]) -> dict[str, Work]:
     """Bring every work of survey.bib to what the file says, in a few bulk queries."""
     parsed = bibtex.parse_bibtex(path.read_text(encoding="utf-8"))
     if parsed.errors:
@@ -89,33 +250,44 @@ def load_works(path: Path) -> dict[str, Work]:
     existing = {w.key: w for w in Work.objects.all()}
     new, changed = [], []
     for record in parsed.records:
-        work = existing.get(record.key) or Work(key=record.key)
-        before = _field_values(work)
-        work.set_record_fields(record)
-        if work.pk is None or _field_values(work) != before:
-            work.full_clean(validate_unique=False, validate_constraints=False)
-            (new if work.pk is None else changed).append(work)
+        values = {name: getattr(record, name) for name in WORK_FIELDS}
+        values["venue"] = record.venue
+        work = existing.get(record.key)
+        if work is None:
+            work = Work(key=record.key, **values)
+        elif not merge_fixture(work, values, kept):
+            continue
+        work.full_clean(validate_unique=False, validate_constraints=False)
+        (new if work.pk is None else changed).append(work)
     Work.objects.bulk_create(new)
     Work.objects.bulk_update(
         changed, [f.attname for f in Work._meta.concrete_fields if not f.primary_key]
     )
     works = {w.key: w for w in Work.objects.filter(key__in=[r.key for r in parsed.records])}
-    set_all_authors(works, {r.key: r.authors for r in parsed.records})
+    set_all_authors(works, {r.key: r.authors for r in parsed.records}, kept)
     return works
 
 
-def _field_values(work: Work) -> dict[str, object]:
-    return {f.attname: getattr(work, f.attname) for f in Work._meta.concrete_fields}
-
-
-def set_all_authors(works: dict[str, Work], names_by_key: dict[str, list[str]]) -> None:
-    """Rewrite the author lists that differ from the fixtures; leave the others untouched."""
+def set_all_authors(
+    works: dict[str, Work], names_by_key: dict[str, list[str]], kept: list[str]
+) -> None:
+    """Rewrite the author lists that differ from the fixtures; leave the others untouched, and
+    the lists curators edited."""
     current: dict[int, list[str]] = {}
     rows = Authorship.objects.filter(work__in=works.values()).order_by("work", "position")
     for work_id, name in rows.values_list("work_id", "author__name"):
         current.setdefault(work_id, []).append(name)
     wanted = {works[key].pk: list(dict.fromkeys(names)) for key, names in names_by_key.items()}
-    stale = [pk for pk, names in wanted.items() if current.get(pk, []) != names]
+    stale = []
+    for key, work in works.items():
+        if current.get(work.pk, []) == wanted[work.pk]:
+            continue
+        if "authors" in work.curated_fields:
+            kept.append(
+                f"kept the curator's authors of {key}; the fixture says {_shown(wanted[work.pk])}"
+            )
+            continue
+        stale.append(work.pk)
     if not stale:
         return
     all_names = {name for pk in stale for name in wanted[pk]}
@@ -130,21 +302,22 @@ def set_all_authors(works: dict[str, Work], names_by_key: dict[str, list[str]]) 
     )
 
 
-def load_categories(path: Path) -> None:
+def load_categories(path: Path, kept: list[str]) -> None:
+    existing = {c.code: c for c in Category.objects.all()}
     for order, node in enumerate(json.loads(path.read_text(encoding="utf-8"))):
-        parent = Category.objects.get(code=node["parent"]) if node.get("parent") else None
-        Category.objects.update_or_create(
-            code=node["code"],
-            defaults={
-                "name": node["name"],
-                "section": node.get("section", ""),
-                "parent": parent,
-                "order": node.get("order", order),
-                "description": node.get("description", ""),
-                "status": node.get("status", "confirmed"),
-                "extends": node.get("extends", ""),
-            },
-        )
+        values = {
+            "name": node["name"],
+            "section": node.get("section", ""),
+            "parent": existing[node["parent"]] if node.get("parent") else None,
+            "order": node.get("order", order),
+            "description": node.get("description", ""),
+            "status": node.get("status", "confirmed"),
+            "extends": node.get("extends", ""),
+        }
+        category = existing.get(node["code"]) or Category(code=node["code"])
+        if merge_fixture(category, values, kept) or category.pk is None:
+            category.save()
+        existing[category.code] = category
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
@@ -152,27 +325,34 @@ def read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def load_assignments(path: Path, works: dict[str, Work]) -> None:
+def load_assignments(path: Path, works: dict[str, Work], kept: list[str]) -> None:
     categories = {c.code: c for c in Category.objects.all()}
-    existing = {(a.work_id, a.category_id): a for a in Assignment.objects.all()}
+    existing = {
+        (a.work_id, a.category_id): a for a in Assignment.objects.select_related("work", "category")
+    }
+    deleted = CuratorDeletion.objects.keys_of("assignment")
     new, changed = [], []
     for row in read_csv(path):
         work, category = works[row["key"]], categories[row["category"]]
         values = {"evidence": row["evidence"], "source_note": row["source_note"]}
         assignment = existing.get((work.pk, category.pk))
-        if assignment is None:
+        if assignment is None and f"{work.key} {category.code}" in deleted:
+            kept.append(f"left out the assignment of {work.key} to {category.code}: {DELETED}")
+        elif assignment is None:
             new.append(Assignment(work=work, category=category, **values))
-        elif {k: getattr(assignment, k) for k in values} != values:
-            for name, value in values.items():
-                setattr(assignment, name, value)
+        elif merge_fixture(assignment, values, kept):
             changed.append(assignment)
     Assignment.objects.bulk_create(new)
     Assignment.objects.bulk_update(changed, ["evidence", "source_note"])
 
 
-def load_citations(path: Path, works: dict[str, Work]) -> None:
-    existing = {(c.citing_id, c.cited_id, c.provenance): c for c in Citation.objects.all()}
-    new = []
+def load_citations(path: Path, works: dict[str, Work], kept: list[str]) -> None:
+    existing = {
+        (c.citing_id, c.cited_id, c.provenance): c
+        for c in Citation.objects.select_related("citing", "cited")
+    }
+    deleted = CuratorDeletion.objects.keys_of("citation")
+    new, changed = [], []
     for row in read_csv(path):
         citing, cited = works[row["citing"]], works[row["cited"]]
         evidence = {
@@ -180,13 +360,19 @@ def load_citations(path: Path, works: dict[str, Work]) -> None:
             "evidence_excerpt": row["evidence_excerpt"],
         }
         citation = existing.get((citing.pk, cited.pk, row["provenance"]))
-        if citation is None:
+        natural_key = f"{citing.key} {cited.key} {row['provenance']}"
+        if citation is None and natural_key in deleted:
+            kept.append(
+                f"left out the edge {citing.key} -> {cited.key} ({row['provenance']}): {DELETED}"
+            )
+        elif citation is None:
             new.append(
                 Citation(citing=citing, cited=cited, provenance=row["provenance"], **evidence)
             )
-        elif {k: getattr(citation, k) for k in evidence} != evidence:
-            Citation.objects.filter(pk=citation.pk).update(**evidence)
+        elif merge_fixture(citation, evidence, kept):
+            changed.append(citation)
     Citation.objects.bulk_create(new)
+    Citation.objects.bulk_update(changed, ["evidence_source", "evidence_excerpt"])
 
 
 def _works_for(numbers: list, works: dict[str, Work]) -> list[Work]:
@@ -194,50 +380,59 @@ def _works_for(numbers: list, works: dict[str, Work]) -> list[Work]:
     return [works[SURVEY_KEY] if n == "survey" else by_ref[int(n)] for n in numbers]
 
 
-def load_techniques(path: Path, works: dict[str, Work]) -> None:
+def load_techniques(path: Path, works: dict[str, Work], kept: list[str]) -> None:
     categories = {c.code: c for c in Category.objects.all()}
+    existing = {t.slug: t for t in Technique.objects.prefetch_related("works")}
     for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))):
-        technique, _ = Technique.objects.update_or_create(
-            slug=item["slug"],
-            defaults={
-                "name": item["name"],
-                "category": categories[item["category"]],
-                "summary": item.get("summary", ""),
-                "demo_slug": item.get("demo") or "",
-                "order": order,
-            },
-        )
-        technique.works.set(_works_for(item.get("works", []), works))
+        values = {
+            "name": item["name"],
+            "category": categories[item["category"]],
+            "summary": item.get("summary", ""),
+            "demo_slug": item.get("demo") or "",
+            "order": order,
+        }
+        technique = existing.get(item["slug"]) or Technique(slug=item["slug"])
+        if merge_fixture(technique, values, kept) or technique.pk is None:
+            technique.save()
+        merge_works(technique, _works_for(item.get("works", []), works), kept)
 
 
-def load_cost_models(path: Path, works: dict[str, Work]) -> None:
+def load_cost_models(path: Path, works: dict[str, Work], kept: list[str]) -> None:
     techniques = {t.slug: t for t in Technique.objects.all()}
+    models_with_works = CostModel.objects.select_related("technique").prefetch_related("works")
+    existing = {(m.technique_id, m.label): m for m in models_with_works}
+    deleted = CuratorDeletion.objects.keys_of("cost model")
     for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))):
-        model, _ = CostModel.objects.update_or_create(
-            technique=techniques[item["technique"]],
-            label=item["label"],
-            defaults={
-                "quantity": item["quantity"],
-                "eval": item.get("eval", ""),
-                "formula": item["formula"],
-                "variables": item["variables"],
-                "unit": item.get("unit", ""),
-                "asymptotic": item.get("asymptotic", False),
-                "section": item.get("section", ""),
-                "status": item["status"],
-                "status_note": item.get("status_note", ""),
-                "order": order,
-            },
-        )
-        model.full_clean(validate_unique=False, validate_constraints=False)
-        model.works.set(_works_for(item.get("works", []), works))
+        technique = techniques[item["technique"]]
+        if (technique.pk, item["label"]) not in existing and (
+            f"{technique.slug} {item['label']}" in deleted
+        ):
+            kept.append(f"left out cost model {item['label']!r} of {technique.slug}: {DELETED}")
+            continue
+        values = {
+            "quantity": item["quantity"],
+            "eval": item.get("eval", ""),
+            "formula": item["formula"],
+            "variables": item["variables"],
+            "unit": item.get("unit", ""),
+            "asymptotic": item.get("asymptotic", False),
+            "section": item.get("section", ""),
+            "status": item["status"],
+            "status_note": item.get("status_note", ""),
+            "order": order,
+        }
+        model = existing.get((technique.pk, item["label"]))
+        model = model or CostModel(technique=technique, label=item["label"])
+        if merge_fixture(model, values, kept) or model.pk is None:
+            model.full_clean(validate_unique=False, validate_constraints=False)
+            model.save()
+        merge_works(model, _works_for(item.get("works", []), works), kept)
 
 
-def load_seminal(path: Path, works: dict[str, Work]) -> None:
+def load_seminal(path: Path, works: dict[str, Work], kept: list[str]) -> None:
     for item in json.loads(path.read_text(encoding="utf-8")):
         work = works[item["key"]]
-        if not work.seminal or work.seminal_reason != item["reason"]:
-            work.seminal, work.seminal_reason = True, item["reason"]
+        if merge_fixture(work, {"seminal": True, "seminal_reason": item["reason"]}, kept):
             work.save(update_fields=["seminal", "seminal_reason"])
 
 
