@@ -7,7 +7,7 @@ with defaults that are safe for local development:
 - SECRET_KEY: required when DEBUG is false; a fixed development key otherwise.
 - ALLOWED_HOSTS: comma-separated (default "127.0.0.1,localhost" in development).
 - DATABASE_URL: e.g. postgres://postgres@127.0.0.1:5432/explorer (default: db.sqlite3 in the repo).
-- DEMO_MAX_CONCURRENT: how many demo runs may execute at once on this machine (default 2).
+- DEMO_TASKS_BACKEND, DEMO_QUEUE_*, DEMO_RUNS_KEPT, DEMO_WORKER_LOST_AFTER: the demo-run queue.
 - CACHE_URL: redis://host:port/db for a cache shared by several workers (default: in-process).
 """
 
@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_tasks_db",
     "catalogue",
     "explorer",
 ]
@@ -246,7 +247,27 @@ else:
 # RESPONSE_CACHE=false measures the uncached cost of every request (bench/).
 RESPONSE_CACHE = env_bool("RESPONSE_CACHE", True)
 
-DEMO_MAX_CONCURRENT = int(os.environ.get("DEMO_MAX_CONCURRENT", "2"))
+# Demo runs are tasks (django.tasks). "database" (django-tasks-db) keeps the queue in DATABASE_URL's
+# database, where `manage.py demo_worker` processes on any machine take runs from it; "immediate"
+# runs a task inside the request that enqueues it (the unit tests use it).
+TASK_BACKENDS = {
+    "database": "django_tasks_db.DatabaseBackend",
+    "immediate": "django.tasks.backends.immediate.ImmediateBackend",
+}
+DEMO_TASKS_BACKEND = os.environ.get("DEMO_TASKS_BACKEND", "database")
+if DEMO_TASKS_BACKEND not in TASK_BACKENDS:
+    raise ImproperlyConfigured(f"DEMO_TASKS_BACKEND must be one of {', '.join(TASK_BACKENDS)}.")
+TASKS = {"default": {"BACKEND": TASK_BACKENDS[DEMO_TASKS_BACKEND], "QUEUES": ["default"]}}
+
+# Runs waiting or running, per client and in all: one more gets a 429 with Retry-After.
+DEMO_QUEUE_PER_CLIENT = int(os.environ.get("DEMO_QUEUE_PER_CLIENT", "5"))
+DEMO_QUEUE_TOTAL = int(os.environ.get("DEMO_QUEUE_TOTAL", "500"))
+# Finished runs kept at most (the oldest go first); `manage.py prune_demo_runs` removes by age.
+DEMO_RUNS_KEPT = int(os.environ.get("DEMO_RUNS_KEPT", "20000"))
+# A running run whose worker has not written a heartbeat (every second) for this long lost its
+# worker (killed, machine gone): it is retried once, then fails with "worker lost".
+DEMO_WORKER_LOST_AFTER = float(os.environ.get("DEMO_WORKER_LOST_AFTER", "10"))
+DEMO_RUN_ATTEMPTS = int(os.environ.get("DEMO_RUN_ATTEMPTS", "2"))
 
 LOGGING = {
     "version": 1,
