@@ -12,9 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from explorer.demos import DEMOS
-from explorer.demos.base import DemoError, ParamError, schema
-from explorer.demos.runner import DemoBusy, DemoLimitExceeded
-from explorer.models import DemoResult
+from explorer.demos.base import schema
+from explorer.demos.run_api import RunRefused, params_from_body, run_urls, start_run
+from explorer.demos.runner import WALL_SECONDS
+from explorer.demos.tasks import wait_for_run
+from explorer.models import DemoRun
 from explorer.throttling import DemoRunThrottle
 
 
@@ -49,31 +51,27 @@ def demo_or_404(slug: str):
     return DEMOS[slug]
 
 
-def run_response(result: DemoResult, cached: bool) -> dict:
+def run_response(run: DemoRun, cached: bool) -> dict:
     return {
-        "slug": result.slug,
-        "version": result.version,
-        "params": result.params,
+        "slug": run.slug,
+        "version": run.version,
+        "params": run.params,
         "cached": cached,
-        "elapsed_s": result.elapsed_s,
-        "result": result.result,
+        "elapsed_s": run.elapsed_s,
+        "result": run.result,
     }
 
 
-def run_or_error(slug: str, raw_params: dict) -> tuple[dict, int, dict]:
-    """(body, HTTP status, extra headers) for one run request; shared by the API and the page."""
-    try:
-        result, cached = DemoResult.objects.run(slug, raw_params)
-    except ParamError as error:
-        return {"error": str(error)}, status.HTTP_400_BAD_REQUEST, {}
-    except DemoBusy as error:
-        headers = {"Retry-After": str(error.retry_after)}
-        return {"error": str(error)}, status.HTTP_429_TOO_MANY_REQUESTS, headers
-    except DemoLimitExceeded as error:
-        return {"error": str(error)}, status.HTTP_422_UNPROCESSABLE_ENTITY, {}
-    except DemoError as error:
-        return {"error": str(error)}, status.HTTP_500_INTERNAL_SERVER_ERROR, {}
-    return run_response(result, cached), status.HTTP_200_OK, {}
+def finished_or_waiting(run: DemoRun, cached: bool) -> tuple[dict, int, dict]:
+    """(body, HTTP status, headers) of the synchronous run endpoint once its wait is over."""
+    if run.status == DemoRun.SUCCEEDED:
+        return run_response(run, cached), status.HTTP_200_OK, {}
+    if run.status == DemoRun.FAILED:
+        code = 422 if run.limit in ("cpu", "memory", "wall") else 500
+        return {"error": run.error}, code, {}
+    # Still queued or running after the wall-clock limit: the run goes on; poll its URL.
+    body = {"id": run.pk, "status": run.status, **run_urls(run)}
+    return body, status.HTTP_202_ACCEPTED, {"Location": body["url"], "Retry-After": "2"}
 
 
 class DemoListView(APIView):
@@ -101,27 +99,28 @@ class DemoDetailView(APIView):
 
 
 class DemoRunView(APIView):
-    """Run a demo. Anyone may run one (it writes nothing but a cache entry); runs are bounded in
-    CPU, memory and time, and at most DEMO_MAX_CONCURRENT run at once (then 429 + Retry-After)."""
+    """Run a demo and wait for its result (the first API; `.../runs/` queues without waiting).
+    The run goes through the same queue, throttle and caps; the answer comes when it finishes,
+    or after the wall-clock limit as a 202 pointing to the run."""
 
     permission_classes = [AllowAny]
     throttle_classes = [DemoRunThrottle]
 
     @extend_schema(
-        summary="Run a demo with {params}; missing parameters take their defaults",
+        summary="Run a demo with {params} and wait for the result (up to the wall-clock limit)",
         request=inline_serializer(
-            "DemoRunRequest", {"params": serializers.DictField(required=False)}
+            "DemoRunNowRequest", {"params": serializers.DictField(required=False)}
         ),
         examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
         operation_id="demos_run",
-        responses={code: OpenApiTypes.OBJECT for code in (200, 400, 404, 422, 429)},
+        responses={code: OpenApiTypes.OBJECT for code in (200, 202, 400, 404, 422, 429)},
     )
     def post(self, request, slug: str):
         demo_or_404(slug)
-        params = request.data.get("params", {}) if isinstance(request.data, dict) else None
-        if not isinstance(params, dict):
-            return Response(
-                {"error": 'the body must be a JSON object {"params": {...}}'}, status=400
-            )
-        body, code, headers = run_or_error(slug, params)
+        try:
+            run, created = start_run(request, slug, params_from_body(request.data))
+        except RunRefused as refused:
+            return Response(refused.body, status=refused.status_code, headers=refused.headers)
+        cached = not created and run.status == DemoRun.SUCCEEDED
+        body, code, headers = finished_or_waiting(wait_for_run(run, WALL_SECONDS), cached)
         return Response(body, status=code, headers=headers)

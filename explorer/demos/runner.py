@@ -43,6 +43,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 RETRY_AFTER_SECONDS = 5
 SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 HEARTBEAT_SECONDS = 0.5
+WALL_SECONDS = 15.0  # the default wall-clock limit of a run
 ProgressCallback = Callable[[float, str], None]
 
 
@@ -72,7 +73,7 @@ def run_demo(
     *,
     cpu_seconds: float = 10,
     memory_bytes: int = 1_500_000_000,
-    wall_seconds: float = 15,
+    wall_seconds: float = WALL_SECONDS,
     max_concurrent: int | None = 2,
     slot_dir: Path | str | None = None,
     registry: str = DEFAULT_REGISTRY,

@@ -15,6 +15,7 @@ of a lost attempt that turns out to be alive after all can then change nothing.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import timedelta
 
 from django.apps import apps
@@ -69,6 +70,15 @@ def enqueue(run: DemoRun, attempt: int) -> None:
     transaction that saved the run, so that with the database backend both commit together)."""
     result = execute_demo_run.enqueue(run.pk, attempt)
     DemoRun.objects.filter(pk=run.pk).update(task_id=str(result.id)[:64])
+
+
+def wait_for_run(run: DemoRun, timeout: float, poll: float = 0.1) -> DemoRun:
+    """The run, read again until it has finished or `timeout` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    while run.is_active and time.monotonic() < deadline:
+        time.sleep(poll)
+        run.refresh_from_db()
+    return run
 
 
 def heartbeat(run_id: int, attempt: int, fraction: float, message: str) -> None:
