@@ -18,20 +18,8 @@ import bibtexparser
 from bibtexparser.model import Entry, Field
 from pylatexenc.latex2text import LatexNodes2Text
 
-# Work attributes stored as BibTeX fields of the same name, in export order.
-PLAIN_FIELDS = [
-    "title",
-    "journal",
-    "booktitle",
-    "volume",
-    "number",
-    "pages",
-    "publisher",
-    "doi",
-    "url",
-    "note",
-    "abstract",
-]
+from catalogue.constants import PLAIN_FIELDS, WORK_FIELDS
+
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 MAX_FIELD_LENGTHS = {
     "title": 2000,
@@ -89,18 +77,6 @@ class WorkRecord:
         data = {name: getattr(self, name) for name in WORK_FIELDS}
         data["authors"] = list(self.authors)
         return data
-
-
-WORK_FIELDS = [
-    "entry_type",
-    "title",
-    "year",
-    "authors_truncated",
-    *PLAIN_FIELDS[1:],
-    "arxiv_id",
-    "survey_ref",
-    "extra_fields",
-]
 
 
 def split_authors(value: str) -> tuple[list[str], bool]:

@@ -14,6 +14,8 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 from django.utils.functional import cached_property
 
+from catalogue.constants import WORK_FIELDS
+
 KEY_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$",
     "A BibTeX key starts with a letter or digit and holds only letters, digits, _ . : -",
@@ -251,7 +253,7 @@ class Work(models.Model):
         return reverse("work-detail", args=[self.key])
 
     def set_record_fields(self, record) -> None:
-        for name in bibtex_fields():
+        for name in WORK_FIELDS:
             setattr(self, name, getattr(record, name))
         self.venue = record.venue
 
@@ -301,12 +303,6 @@ class Work(models.Model):
         names = self.author_names
         line = ", ".join(names)
         return f"{line} et al." if self.authors_truncated else line
-
-
-def bibtex_fields() -> list[str]:
-    from catalogue.bibtex import WORK_FIELDS
-
-    return WORK_FIELDS
 
 
 class Authorship(models.Model):
