@@ -85,4 +85,4 @@ def client_key(request) -> str:
     from django.utils.crypto import salted_hmac
 
     ident = DemoRunThrottle().get_ident(request)
-    return salted_hmac("demo-run-client", ident).hexdigest()[:32]
+    return salted_hmac("demo-run-client", ident, algorithm="sha256").hexdigest()[:32]

@@ -5,6 +5,15 @@ from tests.helpers import clear_caches
 
 
 @pytest.fixture(autouse=True)
+def demo_runs_in_the_request(settings):
+    """Unit tests run a queued demo at once, inside the request (django.tasks' immediate
+    backend); tests/demos/test_worker.py and the browser tests start real workers instead."""
+    settings.TASKS = {
+        "default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}
+    }
+
+
+@pytest.fixture(autouse=True)
 def empty_cache():
     """Each test starts with an empty cache: no response, graph or throttle count carries over."""
     clear_caches()

@@ -140,10 +140,10 @@ class DemoRunCreateView(APIView):
     )
     def post(self, request, slug: str):
         try:
-            run, _created = start_run(request, slug, params_from_body(request.data))
+            run, created = start_run(request, slug, params_from_body(request.data))
         except RunRefused as refused:
             return Response(refused.body, status=refused.status_code, headers=refused.headers)
-        if run.status == DemoRun.SUCCEEDED:
+        if not created and run.status == DemoRun.SUCCEEDED:  # computed before: not again
             return Response(run_document(run), status=status.HTTP_200_OK)
         body = {"id": run.pk, "status": run.status, **run_urls(run)}
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
