@@ -8,9 +8,7 @@ from tests.helpers import clear_caches
 def demo_runs_in_the_request(settings):
     """Unit tests run a queued demo at once, inside the request (django.tasks' immediate
     backend); tests/demos/test_worker.py and the browser tests start real workers instead."""
-    settings.TASKS = {
-        "default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}
-    }
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
 
 
 @pytest.fixture(autouse=True)
