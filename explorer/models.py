@@ -236,3 +236,8 @@ class DemoRun(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in self.ACTIVE
+
+    @property
+    def sorted_params(self) -> list[tuple[str, object]]:
+        """By name (PostgreSQL's jsonb keeps no key order)."""
+        return sorted(self.params.items())

@@ -109,6 +109,11 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"].setdefault("TEST", {})["NAME"] = os.environ.get(
         "TEST_DATABASE_NAME", "test_survey_explorer"
     )
+elif DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # A file, not memory: the tests start real demo workers, which open the same database.
+    DATABASES["default"].setdefault("TEST", {})["NAME"] = os.environ.get(
+        "TEST_DATABASE_NAME", str(BASE_DIR / "test-db.sqlite3")
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

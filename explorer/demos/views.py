@@ -10,6 +10,8 @@ charts and tables.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -88,7 +90,7 @@ def demo_run(request, slug: str, pk: int):
         "run": run,
         "position": queue_position(run),
         "shown": run_for_script(run),
-        "change_query": "&".join(f"{name}={value}" for name, value in run.params.items()),
+        "change_query": urlencode(run.sorted_params),
     }
     template = "demos/_run_status.html" if request.headers.get("HX-Request") else "demos/run.html"
     return render(request, template, context)
