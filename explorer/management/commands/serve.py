@@ -38,7 +38,11 @@ class Command(BaseCommand):
             signal.signal(signum, self.stop)
         web = self.start("runserver", addrport)
         pool = [self.start("demo_worker", "--no-reload") for _ in range(workers)]
-        self.stdout.write(f"web server on http://{addrport}/ and {workers} demo worker(s)")
+        pids = ", ".join(str(process.pid) for process in [web, *pool])
+        self.stdout.write(
+            f"web server on http://{addrport}/ and {workers} demo worker(s) (pids {pids})",
+        )
+        self.stdout.flush()
         code = self.supervise(web, pool)
         self.terminate([web, *pool])
         sys.exit(code)
