@@ -110,6 +110,9 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         "TEST_DATABASE_NAME", "test_survey_explorer"
     )
 elif DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Write-ahead logging: readers go on while a demo worker writes a run's progress (with the
+    # default rollback journal, every heartbeat would hold every page's reads for its commit).
+    DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = "PRAGMA journal_mode=WAL;"
     # A file, not memory: the tests start real demo workers, which open the same database.
     DATABASES["default"].setdefault("TEST", {})["NAME"] = os.environ.get(
         "TEST_DATABASE_NAME", str(BASE_DIR / "test-db.sqlite3")
