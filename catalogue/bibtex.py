@@ -18,9 +18,9 @@ import bibtexparser
 from bibtexparser.model import Entry, Field
 from pylatexenc.latex2text import LatexNodes2Text
 
-from catalogue.constants import PLAIN_FIELDS, WORK_FIELDS
+from catalogue.constants import KEY_REGEX, PLAIN_FIELDS, WORK_FIELDS
 
-KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+KEY_PATTERN = re.compile(rf"^{KEY_REGEX}$")
 MAX_FIELD_LENGTHS = {
     "title": 2000,
     "journal": 300,

@@ -9,6 +9,8 @@ with defaults that are safe for local development:
 - DATABASE_URL: e.g. postgres://postgres@127.0.0.1:5432/explorer (default: db.sqlite3 in the repo).
 - DEMO_TASKS_BACKEND, DEMO_QUEUE_*, DEMO_RUNS_KEPT, DEMO_WORKER_LOST_AFTER: the demo-run queue.
 - CACHE_URL: redis://host:port/db for a cache shared by several workers (default: in-process).
+- The limits that bound each request's work (README "Settings"): MAX_PAGE_SIZE, MAX_EXPORT,
+  CITATIONS_SHOWN, GRAPH_MAX_SHOWN, DEMO_CPU_SECONDS, DEMO_MEMORY_BYTES, DEMO_WALL_SECONDS.
 """
 
 import os
@@ -34,6 +36,34 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return default
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_int(name: str, default: int, minimum: int = 1) -> int:
+    """A whole number of at least `minimum`; a clear error at start-up otherwise."""
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = int(value.replace("_", ""))
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number (got {value!r}).") from None
+    if number < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum} (got {number}).")
+    return number
+
+
+def env_float(name: str, default: float, minimum: float = 0.0) -> float:
+    """A finite number above `minimum`; a clear error at start-up otherwise."""
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number (got {value!r}).") from None
+    if not minimum < number < float("inf"):
+        raise ImproperlyConfigured(f"{name} must be greater than {minimum:g} (got {value}).")
+    return number
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -255,6 +285,15 @@ else:
 # RESPONSE_CACHE=false measures the uncached cost of every request (bench/).
 RESPONSE_CACHE = env_bool("RESPONSE_CACHE", True)
 
+# Limits: every request's work is bounded (README "Settings").
+MAX_PAGE_SIZE = env_int("MAX_PAGE_SIZE", 500)  # works per page, on the works page and the API
+MAX_EXPORT = env_int("MAX_EXPORT", 5_000)  # works per export file (BibTeX, CSV, RIS, CSL-JSON)
+CITATIONS_SHOWN = env_int("CITATIONS_SHOWN", 300)  # edges per work and direction (survey: 269)
+GRAPH_MAX_SHOWN = env_int("GRAPH_MAX_SHOWN", 450)  # nodes on /graph/ (the best ranked beyond)
+DEMO_CPU_SECONDS = env_float("DEMO_CPU_SECONDS", 10)  # CPU time of one demo run (kernel limit)
+DEMO_MEMORY_BYTES = env_int("DEMO_MEMORY_BYTES", 1_500_000_000)  # its address space
+DEMO_WALL_SECONDS = env_float("DEMO_WALL_SECONDS", 15)  # its wall-clock time
+
 # Demo runs are tasks (django.tasks). "database" (django-tasks-db) keeps the queue in DATABASE_URL's
 # database, where `manage.py demo_worker` processes on any machine take runs from it; "immediate"
 # runs a task inside the request that enqueues it (the unit tests use it).
@@ -268,14 +307,14 @@ if DEMO_TASKS_BACKEND not in TASK_BACKENDS:
 TASKS = {"default": {"BACKEND": TASK_BACKENDS[DEMO_TASKS_BACKEND], "QUEUES": ["default"]}}
 
 # Runs waiting or running, per client and in all: one more gets a 429 with Retry-After.
-DEMO_QUEUE_PER_CLIENT = int(os.environ.get("DEMO_QUEUE_PER_CLIENT", "5"))
-DEMO_QUEUE_TOTAL = int(os.environ.get("DEMO_QUEUE_TOTAL", "500"))
+DEMO_QUEUE_PER_CLIENT = env_int("DEMO_QUEUE_PER_CLIENT", 5)
+DEMO_QUEUE_TOTAL = env_int("DEMO_QUEUE_TOTAL", 500)
 # Finished runs kept at most (the oldest go first); `manage.py prune_demo_runs` removes by age.
-DEMO_RUNS_KEPT = int(os.environ.get("DEMO_RUNS_KEPT", "20000"))
+DEMO_RUNS_KEPT = env_int("DEMO_RUNS_KEPT", 20_000)
 # A running run whose worker has not written a heartbeat (every second) for this long lost its
 # worker (killed, machine gone): it is retried once, then fails with "worker lost".
-DEMO_WORKER_LOST_AFTER = float(os.environ.get("DEMO_WORKER_LOST_AFTER", "10"))
-DEMO_RUN_ATTEMPTS = int(os.environ.get("DEMO_RUN_ATTEMPTS", "2"))
+DEMO_WORKER_LOST_AFTER = env_float("DEMO_WORKER_LOST_AFTER", 10, minimum=1)
+DEMO_RUN_ATTEMPTS = env_int("DEMO_RUN_ATTEMPTS", 2)
 
 LOGGING = {
     "version": 1,

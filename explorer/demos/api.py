@@ -1,9 +1,14 @@
-"""The demos' JSON API: list the registry with parameter schemas, run one (validated, sandboxed,
-rate-limited and cached)."""
+"""The demos' JSON API: the registry with parameter schemas, and the runs.
+
+`POST /api/demos/<slug>/runs/ {"params": {...}}` answers 202 {id, status, url, html_url} for a
+run queued now or already waiting, or 200 with the whole run when the same demo, version and
+canonical parameters already succeeded (nothing is computed twice); `GET /api/demos/runs/<id>/`
+is the run. `POST /api/demos/<slug>/run/`, the first API, queues the same way and waits.
+"""
 
 from __future__ import annotations
 
-from django.http import Http404
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -13,10 +18,18 @@ from rest_framework.views import APIView
 
 from explorer.demos import DEMOS
 from explorer.demos.base import schema
-from explorer.demos.run_api import RunRefused, params_from_body, run_urls, start_run
-from explorer.demos.runner import WALL_SECONDS
+from explorer.demos.models import DemoRun
+from explorer.demos.service import (
+    RunRefused,
+    demo_or_404,
+    finished_or_waiting,
+    fresh_run,
+    params_from_body,
+    run_document,
+    run_urls,
+    start_run,
+)
 from explorer.demos.tasks import wait_for_run
-from explorer.models import DemoRun
 from explorer.throttling import DemoRunThrottle
 
 
@@ -43,35 +56,6 @@ class DemoSchemaSerializer(serializers.Serializer):
     summary = serializers.CharField()
     look_for = serializers.CharField()
     params = DemoParamSerializer(many=True)
-
-
-def demo_or_404(slug: str):
-    if slug not in DEMOS:
-        raise Http404(f"No demo {slug!r} (known: {', '.join(DEMOS)}).")
-    return DEMOS[slug]
-
-
-def run_response(run: DemoRun, cached: bool) -> dict:
-    return {
-        "slug": run.slug,
-        "version": run.version,
-        "params": run.params,
-        "cached": cached,
-        "elapsed_s": run.elapsed_s,
-        "result": run.result,
-    }
-
-
-def finished_or_waiting(run: DemoRun, cached: bool) -> tuple[dict, int, dict]:
-    """(body, HTTP status, headers) of the synchronous run endpoint once its wait is over."""
-    if run.status == DemoRun.SUCCEEDED:
-        return run_response(run, cached), status.HTTP_200_OK, {}
-    if run.status == DemoRun.FAILED:
-        code = 422 if run.limit in ("cpu", "memory", "wall") else 500
-        return {"error": run.error}, code, {}
-    # Still queued or running after the wall-clock limit: the run goes on; poll its URL.
-    body = {"id": run.pk, "status": run.status, **run_urls(run)}
-    return body, status.HTTP_202_ACCEPTED, {"Location": body["url"], "Retry-After": "2"}
 
 
 class DemoListView(APIView):
@@ -122,5 +106,47 @@ class DemoRunView(APIView):
         except RunRefused as refused:
             return Response(refused.body, status=refused.status_code, headers=refused.headers)
         cached = not created and run.status == DemoRun.SUCCEEDED
-        body, code, headers = finished_or_waiting(wait_for_run(run, WALL_SECONDS), cached)
+        run = wait_for_run(run, settings.DEMO_WALL_SECONDS)
+        body, code, headers = finished_or_waiting(run, cached)
         return Response(body, status=code, headers=headers)
+
+
+RUN_REQUEST = inline_serializer("DemoRunRequest", {"params": serializers.DictField(required=False)})
+
+
+class DemoRunCreateView(APIView):
+    """Queue a demo run. Anyone may; runs are throttled per client (DEMO_RUN_RATE) and the queue
+    is capped per client and in total (DEMO_QUEUE_PER_CLIENT, DEMO_QUEUE_TOTAL: then 429 with
+    Retry-After)."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [DemoRunThrottle]
+
+    @extend_schema(
+        summary="Queue a demo run with {params}; the same parameters share one run",
+        request=RUN_REQUEST,
+        examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
+        operation_id="demos_runs_create",
+        responses={code: OpenApiTypes.OBJECT for code in (200, 202, 400, 404, 429)},
+    )
+    def post(self, request, slug: str):
+        try:
+            run, created = start_run(request, slug, params_from_body(request.data))
+        except RunRefused as refused:
+            return Response(refused.body, status=refused.status_code, headers=refused.headers)
+        if not created and run.status == DemoRun.SUCCEEDED:  # computed before: not again
+            return Response(run_document(run), status=status.HTTP_200_OK)
+        body = {"id": run.pk, "status": run.status, **run_urls(run)}
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+
+class DemoRunDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="One demo run: status, progress, and its result or error once finished",
+        operation_id="demos_runs_retrieve",
+        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+    )
+    def get(self, request, pk: int):
+        return Response(run_document(fresh_run(pk)))

@@ -26,8 +26,8 @@ from django.utils import timezone
 
 from explorer.demos import runner
 from explorer.demos.base import DemoError
+from explorer.demos.models import DemoRun
 from explorer.demos.runner import DemoLimitExceeded
-from explorer.models import DemoRun
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +49,9 @@ def execute_demo_run(context: TaskContext, run_id: int, attempt: int) -> str:
             run.slug,
             run.params,
             max_concurrent=None,  # one run per worker process: the workers are the cap
+            cpu_seconds=settings.DEMO_CPU_SECONDS,
+            memory_bytes=settings.DEMO_MEMORY_BYTES,
+            wall_seconds=settings.DEMO_WALL_SECONDS,
             on_progress=lambda fraction, message: heartbeat(run_id, attempt, fraction, message),
         )
     except DemoLimitExceeded as error:

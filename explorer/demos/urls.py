@@ -2,7 +2,9 @@
 
 from django.urls import path
 
-from explorer.demos import api, run_api, views
+from explorer.demos import api, views
+
+app_name = "demos"
 
 urlpatterns = [
     path("demos/", views.demo_list, name="demo-list"),
@@ -12,10 +14,10 @@ urlpatterns = [
     path("api/demos/", api.DemoListView.as_view(), name="api-demo-list"),
     path(
         "api/demos/runs/<int:pk>/",
-        run_api.DemoRunDetailView.as_view(),
+        api.DemoRunDetailView.as_view(),
         name="api-demo-run-detail",
     ),
     path("api/demos/<slug:slug>/", api.DemoDetailView.as_view(), name="api-demo-detail"),
     path("api/demos/<slug:slug>/run/", api.DemoRunView.as_view(), name="api-demo-run"),
-    path("api/demos/<slug:slug>/runs/", run_api.DemoRunCreateView.as_view(), name="api-demo-runs"),
+    path("api/demos/<slug:slug>/runs/", api.DemoRunCreateView.as_view(), name="api-demo-runs"),
 ]

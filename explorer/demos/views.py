@@ -18,16 +18,16 @@ from django.views.decorators.http import require_POST
 
 from catalogue.models import Technique, Work
 from explorer.demos import DEMOS
-from explorer.demos.api import demo_or_404
 from explorer.demos.base import LEVELS, Demo, ParamError, schema, validate_params
-from explorer.demos.run_api import (
+from explorer.demos.models import DemoRun
+from explorer.demos.service import (
     RunRefused,
+    demo_or_404,
     fresh_run,
     queue_position,
     start_run,
     throttle_or_refuse,
 )
-from explorer.models import DemoRun
 
 LEVEL_TITLES = {
     "operators": "Concurrency in operators (§5)",

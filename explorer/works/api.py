@@ -10,7 +10,9 @@ from rest_framework import mixins, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from catalogue.constants import KEY_REGEX
 from catalogue.models import Author, Category, Citation, CostModel, Provenance, Technique, Work
+from explorer.middleware import cached_for_anonymous
 from explorer.pagination import CountInPagePagination
 from explorer.works import serializers
 from explorer.works.filters import WorkFilter
@@ -30,13 +32,14 @@ class StrictFilterMixin:
             )
 
 
+@cached_for_anonymous
 @extend_schema_view(
     list=extend_schema(summary="Works, filtered like the /works/ page"),
     retrieve=extend_schema(summary="One work, by BibTeX key, with its citations in and out"),
 )
 class WorkViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "key"
-    lookup_value_regex = r"[A-Za-z0-9][A-Za-z0-9_.:-]*"
+    lookup_value_regex = KEY_REGEX
     filterset_class = WorkFilter
     pagination_class = CountInPagePagination
 
@@ -59,6 +62,7 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
         return self.get_paginated_response(serializers.work_rows(page, request))
 
 
+@cached_for_anonymous
 class CategoryViewSet(viewsets.GenericViewSet):
     """The taxonomy as a tree; each node's `slug` works as ?level= or ?category= on /api/works/."""
 
@@ -72,11 +76,13 @@ class CategoryViewSet(viewsets.GenericViewSet):
         return Response(serializers.CategoryNodeSerializer(roots, many=True).data)
 
 
+@cached_for_anonymous
 class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = serializers.AuthorSerializer
     queryset = Author.objects.annotate(work_count=Count("authorships")).order_by("name")
 
 
+@cached_for_anonymous
 @extend_schema_view(
     list=extend_schema(
         summary="Citation edges with their provenance and evidence",
@@ -115,6 +121,7 @@ class CitationViewSet(StrictFilterMixin, viewsets.ModelViewSet):
         return citations
 
 
+@cached_for_anonymous
 class TechniqueViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
     serializer_class = serializers.TechniqueSerializer
@@ -130,6 +137,7 @@ class TechniqueViewSet(viewsets.ReadOnlyModelViewSet):
     )
 
 
+@cached_for_anonymous
 class CostModelViewSet(
     mixins.CreateModelMixin,
     mixins.UpdateModelMixin,

@@ -4,8 +4,8 @@ import pytest
 
 from catalogue.models import Technique
 from explorer.demos import DEMOS
+from explorer.demos.models import DemoRun
 from explorer.demos.runner import DemoLimitExceeded
-from explorer.models import DemoRun
 
 PIPELINE = "pipeline-bubble"
 

@@ -11,8 +11,8 @@ from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
 from explorer.demos import DEMOS, runner
+from explorer.demos.models import DemoRun, params_digest
 from explorer.demos.tasks import WORKER_LOST, recover_lost_runs
-from explorer.models import DemoRun, params_digest
 
 PIPELINE = "pipeline-bubble"
 PARAMS = {"P": 4, "M": 8}
@@ -229,11 +229,9 @@ def test_the_permalink_shows_the_queue_position_then_the_progress(client, settin
 
 
 @pytest.mark.django_db
-def test_the_old_run_endpoint_answers_202_when_the_run_outlasts_its_wait(
-    client, settings, monkeypatch
-):
+def test_the_old_run_endpoint_answers_202_when_the_run_outlasts_its_wait(client, settings):
     settings.TASKS = DUMMY
-    monkeypatch.setattr("explorer.demos.api.WALL_SECONDS", 0.2)
+    settings.DEMO_WALL_SECONDS = 0.2
     response = client.post(
         f"/api/demos/{PIPELINE}/run/", {"params": PARAMS}, content_type="application/json"
     )

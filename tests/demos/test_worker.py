@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from explorer.demos.models import DemoRun
 from explorer.demos.tasks import WORKER_LOST
-from explorer.models import DemoRun
 
 SLOW = "data-parallel"
 SLOW_PARAMS = {"P": 64, "B": 1024, "d": 1024, "steps": 100}  # seconds, in 100 reported steps

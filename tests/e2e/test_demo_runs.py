@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from explorer.models import DemoRun
+from explorer.demos.models import DemoRun
 
 SLOW = "/demos/data-parallel/?P=64&B=1024&d=1024&steps=100&seed=7"  # seconds, 100 steps
 

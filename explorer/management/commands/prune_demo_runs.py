@@ -7,8 +7,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from explorer.demos.models import DemoRun
 from explorer.demos.tasks import prune_task_records
-from explorer.models import DemoRun
 
 
 class Command(BaseCommand):

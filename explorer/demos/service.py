@@ -1,10 +1,9 @@
-"""The demo runs over JSON: queue a run, read its status, progress and result.
+"""Demo runs for the pages and the API: one path that starts a run, one document of a run.
 
-`POST /api/demos/<slug>/runs/ {"params": {...}}` answers 202 {id, status, url, html_url} for a
-run queued now or already waiting, or 200 with the whole run when the same demo, version and
-canonical parameters already succeeded (nothing is computed twice). `GET /api/demos/runs/<id>/`
-is the run. Every path that starts a run (these, the old synchronous `.../run/` and the page's
-form) goes through `start_run`: the same parameter checks, throttle and queue caps.
+Every request that may start a run (the page's Run, `POST /api/demos/<slug>/runs/` and the old
+synchronous `.../run/`) goes through `start_run`: the same parameter checks (400 before anything
+is queued), the same throttle and queue caps (429 with Retry-After). views.py renders a run as a
+page, api.py as JSON (`run_document`).
 """
 
 from __future__ import annotations
@@ -12,18 +11,18 @@ from __future__ import annotations
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
-from rest_framework import serializers, status
-from rest_framework.permissions import AllowAny
-from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from explorer.demos import DEMOS
-from explorer.demos.base import ParamError
+from explorer.demos.base import Demo, ParamError
+from explorer.demos.models import DemoRun, QueueFull
 from explorer.demos.tasks import recover_lost_runs
-from explorer.models import DemoRun, QueueFull
 from explorer.throttling import DemoRunThrottle, client_key
+
+
+def demo_or_404(slug: str) -> Demo:
+    if slug not in DEMOS:
+        raise Http404(f"No demo {slug!r} (known: {', '.join(DEMOS)}).")
+    return DEMOS[slug]
 
 
 class RunRefused(Exception):
@@ -46,8 +45,7 @@ def start_run(request, slug: str, raw_params: dict) -> tuple[DemoRun, bool]:
     Raises Http404 for an unknown demo and RunRefused for a 400 or a 429. The caller has
     applied DemoRunThrottle already (DRF does for the API views; `throttle_or_refuse` for pages).
     """
-    if slug not in DEMOS:
-        raise Http404(f"No demo {slug!r} (known: {', '.join(DEMOS)}).")
+    demo_or_404(slug)
     try:
         return DemoRun.objects.submit(slug, raw_params, client_key(request))
     except ParamError as error:
@@ -72,8 +70,8 @@ def throttle_or_refuse(request) -> None:
 
 def run_urls(run: DemoRun) -> dict:
     return {
-        "url": reverse("api-demo-run-detail", args=[run.pk]),
-        "html_url": reverse("demo-run", args=[run.slug, run.pk]),
+        "url": reverse("demos:api-demo-run-detail", args=[run.pk]),
+        "html_url": reverse("demos:demo-run", args=[run.slug, run.pk]),
     }
 
 
@@ -120,42 +118,24 @@ def fresh_run(pk: int) -> DemoRun:
     return run
 
 
-RUN_REQUEST = inline_serializer("DemoRunRequest", {"params": serializers.DictField(required=False)})
+def run_response(run: DemoRun, cached: bool) -> dict:
+    return {
+        "slug": run.slug,
+        "version": run.version,
+        "params": run.params,
+        "cached": cached,
+        "elapsed_s": run.elapsed_s,
+        "result": run.result,
+    }
 
 
-class DemoRunCreateView(APIView):
-    """Queue a demo run. Anyone may; runs are throttled per client (DEMO_RUN_RATE) and the queue
-    is capped per client and in total (DEMO_QUEUE_PER_CLIENT, DEMO_QUEUE_TOTAL: then 429 with
-    Retry-After)."""
-
-    permission_classes = [AllowAny]
-    throttle_classes = [DemoRunThrottle]
-
-    @extend_schema(
-        summary="Queue a demo run with {params}; the same parameters share one run",
-        request=RUN_REQUEST,
-        examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
-        operation_id="demos_runs_create",
-        responses={code: OpenApiTypes.OBJECT for code in (200, 202, 400, 404, 429)},
-    )
-    def post(self, request, slug: str):
-        try:
-            run, created = start_run(request, slug, params_from_body(request.data))
-        except RunRefused as refused:
-            return Response(refused.body, status=refused.status_code, headers=refused.headers)
-        if not created and run.status == DemoRun.SUCCEEDED:  # computed before: not again
-            return Response(run_document(run), status=status.HTTP_200_OK)
-        body = {"id": run.pk, "status": run.status, **run_urls(run)}
-        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
-
-
-class DemoRunDetailView(APIView):
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        summary="One demo run: status, progress, and its result or error once finished",
-        operation_id="demos_runs_retrieve",
-        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
-    )
-    def get(self, request, pk: int):
-        return Response(run_document(fresh_run(pk)))
+def finished_or_waiting(run: DemoRun, cached: bool) -> tuple[dict, int, dict]:
+    """(body, HTTP status, headers) of the synchronous run endpoint once its wait is over."""
+    if run.status == DemoRun.SUCCEEDED:
+        return run_response(run, cached), 200, {}
+    if run.status == DemoRun.FAILED:
+        code = 422 if run.limit in ("cpu", "memory", "wall") else 500
+        return {"error": run.error}, code, {}
+    # Still queued or running after the wall-clock limit: the run goes on; poll its URL.
+    body = {"id": run.pk, "status": run.status, **run_urls(run)}
+    return body, 202, {"Location": body["url"], "Retry-After": "2"}
