@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
+WORKERS ?= 1
 
 .PHONY: run test setup setup-dev check-python lint bench clean-db
 
@@ -35,7 +36,7 @@ setup-dev: check-python $(DEV_STAMP)
 run: setup
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_survey
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) manage.py serve $(HOST):$(PORT) --workers $(WORKERS)
 
 test: setup-dev
 	$(PY) -m pytest $(PYTEST_ARGS)

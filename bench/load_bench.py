@@ -368,8 +368,7 @@ def server_env(setup: Setup, high_rates: bool, demo_slots: int | None) -> dict[s
     env = {
         key: value
         for key, value in os.environ.items()
-        if key
-        not in ("API_ANON_RATE", "DEMO_RUN_RATE", "DEMO_MAX_CONCURRENT", "PYTHONPATH", "CACHE_URL")
+        if key not in ("API_ANON_RATE", "DEMO_RUN_RATE", "PYTHONPATH", "CACHE_URL")
     }
     env |= {
         "DATABASE_URL": f"sqlite:///{setup.db}",
@@ -382,8 +381,9 @@ def server_env(setup: Setup, high_rates: bool, demo_slots: int | None) -> dict[s
     }
     if high_rates:
         env |= {"API_ANON_RATE": HIGH_RATE, "DEMO_RUN_RATE": HIGH_RATE}
-    if demo_slots:
-        env["DEMO_MAX_CONCURRENT"] = str(demo_slots)
+    # Demo runs queue for `demo_slots` demo_worker processes (see `gunicorn` below); the queue
+    # caps are raised like the rates, so that the clients measure the queue, not its limits.
+    env |= {"DEMO_TASKS_BACKEND": "database", "DEMO_QUEUE_PER_CLIENT": "100000"}
     if setup.site_dir:
         env["PYTHONPATH"] = str(setup.site_dir)
     if setup.cache_url:
@@ -401,8 +401,22 @@ def gunicorn(setup: Setup, args, name: str, high_rates: bool):
         command += ["--threads", str(args.threads)]
     command += ["--log-level", "warning", "--timeout", "120", "--pid", str(pid_file)]
     env = server_env(setup, high_rates, args.demo_slots)
-    with running(name, command, env, port, "/api/categories/") as server:
-        yield server, pid_file
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "manage.py", "demo_worker", "--no-reload", "--verbosity", "0"],
+            cwd=REPO,
+            env=env,
+            start_new_session=True,
+        )
+        for _ in range(args.demo_slots or 2)
+    ]
+    try:
+        with running(name, command, env, port, "/api/categories/") as server:
+            yield server, pid_file
+    finally:
+        for worker in workers:
+            worker.terminate()
+            worker.wait()
 
 
 def discover(server: Server, seed: int) -> TrafficPlan:
@@ -696,7 +710,7 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--worker-class", default="gthread", choices=["gthread", "sync"])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8, help="per gthread worker")
-    parser.add_argument("--demo-slots", type=int, help="DEMO_MAX_CONCURRENT (default: the app's)")
+    parser.add_argument("--demo-slots", type=int, help="demo workers (default 2)")
     parser.add_argument(
         "--demo-nice", type=int, default=0, help="experiment: run demo workers at this niceness"
     )
@@ -721,7 +735,7 @@ def describe(args) -> str:
     only += f"; CACHE_URL={args.cache_url}" if args.cache_url else "; in-process cache"
     return (
         f"gunicorn {args.worker_class}, {args.workers} workers{threads}; "
-        f"DEMO_MAX_CONCURRENT={args.demo_slots or 2}{nice}; {args.clients} clients "
+        f"{args.demo_slots or 2} demo workers{nice}; {args.clients} clients "
         f"({args.api_share:.0%} API), think time {args.think:g} s; "
         f"{args.demo_clients} demo clients{only}"
     )

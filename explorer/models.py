@@ -1,6 +1,6 @@
 """The project's models module, where Django looks for the explorer app's models: each lives
-with its feature (explorer/demos/models.py: cached demo results) and is registered from here."""
+with its feature (explorer/demos/models.py: demo runs) and is registered from here."""
 
-from explorer.demos.models import DemoResult
+from explorer.demos.models import DemoRun
 
-__all__ = ["DemoResult"]
+__all__ = ["DemoRun"]

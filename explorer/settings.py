@@ -7,7 +7,7 @@ with defaults that are safe for local development:
 - SECRET_KEY: required when DEBUG is false; a fixed development key otherwise.
 - ALLOWED_HOSTS: comma-separated (default "127.0.0.1,localhost" in development).
 - DATABASE_URL: e.g. postgres://postgres@127.0.0.1:5432/explorer (default: db.sqlite3 in the repo).
-- DEMO_MAX_CONCURRENT: how many demo runs may execute at once on this machine (default 2).
+- DEMO_TASKS_BACKEND, DEMO_QUEUE_*, DEMO_RUNS_KEPT, DEMO_WORKER_LOST_AFTER: the demo-run queue.
 - CACHE_URL: redis://host:port/db for a cache shared by several workers (default: in-process).
 - The limits that bound each request's work (README "Settings"): MAX_PAGE_SIZE, MAX_EXPORT,
   CITATIONS_SHOWN, GRAPH_MAX_SHOWN, DEMO_CPU_SECONDS, DEMO_MEMORY_BYTES, DEMO_WALL_SECONDS.
@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_tasks_db",
     "catalogue",
     "explorer",
 ]
@@ -137,6 +138,14 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # A test database name that cannot clash with the shared `test` database on this machine.
     DATABASES["default"].setdefault("TEST", {})["NAME"] = os.environ.get(
         "TEST_DATABASE_NAME", "test_survey_explorer"
+    )
+elif DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Write-ahead logging: readers go on while a demo worker writes a run's progress (with the
+    # default rollback journal, every heartbeat would hold every page's reads for its commit).
+    DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = "PRAGMA journal_mode=WAL;"
+    # A file, not memory: the tests start real demo workers, which open the same database.
+    DATABASES["default"].setdefault("TEST", {})["NAME"] = os.environ.get(
+        "TEST_DATABASE_NAME", str(BASE_DIR / "test-db.sqlite3")
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -281,10 +290,31 @@ MAX_PAGE_SIZE = env_int("MAX_PAGE_SIZE", 500)  # works per page, on the works pa
 MAX_EXPORT = env_int("MAX_EXPORT", 5_000)  # works per export file (BibTeX, CSV, RIS, CSL-JSON)
 CITATIONS_SHOWN = env_int("CITATIONS_SHOWN", 300)  # edges per work and direction (survey: 269)
 GRAPH_MAX_SHOWN = env_int("GRAPH_MAX_SHOWN", 450)  # nodes on /graph/ (the best ranked beyond)
-DEMO_MAX_CONCURRENT = env_int("DEMO_MAX_CONCURRENT", 2)  # demo runs at once on this machine
 DEMO_CPU_SECONDS = env_float("DEMO_CPU_SECONDS", 10)  # CPU time of one demo run (kernel limit)
 DEMO_MEMORY_BYTES = env_int("DEMO_MEMORY_BYTES", 1_500_000_000)  # its address space
 DEMO_WALL_SECONDS = env_float("DEMO_WALL_SECONDS", 15)  # its wall-clock time
+
+# Demo runs are tasks (django.tasks). "database" (django-tasks-db) keeps the queue in DATABASE_URL's
+# database, where `manage.py demo_worker` processes on any machine take runs from it; "immediate"
+# runs a task inside the request that enqueues it (the unit tests use it).
+TASK_BACKENDS = {
+    "database": "django_tasks_db.DatabaseBackend",
+    "immediate": "django.tasks.backends.immediate.ImmediateBackend",
+}
+DEMO_TASKS_BACKEND = os.environ.get("DEMO_TASKS_BACKEND", "database")
+if DEMO_TASKS_BACKEND not in TASK_BACKENDS:
+    raise ImproperlyConfigured(f"DEMO_TASKS_BACKEND must be one of {', '.join(TASK_BACKENDS)}.")
+TASKS = {"default": {"BACKEND": TASK_BACKENDS[DEMO_TASKS_BACKEND], "QUEUES": ["default"]}}
+
+# Runs waiting or running, per client and in all: one more gets a 429 with Retry-After.
+DEMO_QUEUE_PER_CLIENT = env_int("DEMO_QUEUE_PER_CLIENT", 5)
+DEMO_QUEUE_TOTAL = env_int("DEMO_QUEUE_TOTAL", 500)
+# Finished runs kept at most (the oldest go first); `manage.py prune_demo_runs` removes by age.
+DEMO_RUNS_KEPT = env_int("DEMO_RUNS_KEPT", 20_000)
+# A running run whose worker has not written a heartbeat (every second) for this long lost its
+# worker (killed, machine gone): it is retried once, then fails with "worker lost".
+DEMO_WORKER_LOST_AFTER = env_float("DEMO_WORKER_LOST_AFTER", 10, minimum=1)
+DEMO_RUN_ATTEMPTS = env_int("DEMO_RUN_ATTEMPTS", 2)
 
 LOGGING = {
     "version": 1,

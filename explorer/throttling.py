@@ -76,3 +76,13 @@ class UserThrottle(SlidingWindowCounter, throttling.UserRateThrottle):
 
 class DemoRunThrottle(AnonThrottle):
     scope = "demo_run"
+
+
+def client_key(request) -> str:
+    """Who queued a demo run, for the per-client queue cap: the throttling identity (the
+    address, or the forwarded one behind NUM_PROXIES proxies), as a keyed hash: no address is
+    stored."""
+    from django.utils.crypto import salted_hmac
+
+    ident = DemoRunThrottle().get_ident(request)
+    return salted_hmac("demo-run-client", ident, algorithm="sha256").hexdigest()[:32]

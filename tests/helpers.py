@@ -69,3 +69,14 @@ def clear_caches() -> None:
     """Every cache alias: the graph, the responses and the throttle counters."""
     for cache in caches.all():
         cache.clear()
+
+
+def database_url() -> str:
+    """The URL of the database the tests use (the test database), for a worker process."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"

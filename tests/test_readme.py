@@ -42,7 +42,7 @@ def test_the_readme_says_what_make_run_installs_and_runs():
     assert installed_by("run", rules) == ["requirements.txt"]
     assert re.findall(r"`(requirements[\w-]*\.txt)`", installs) == ["requirements.txt"]
     commands = [line.split("manage.py ")[1].split()[0] for line in rules["run"][1]]
-    assert commands == ["migrate", "load_survey", "runserver"]
+    assert commands == ["migrate", "load_survey", "serve"]
     assert re.findall(r"`manage\.py (\w+)`", runs) == commands
 
 

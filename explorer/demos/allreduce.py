@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import SEED, Demo, Param
+from .base import SEED, Demo, Param, tracked
 from .common import Series, agreement, line_figure, metric, relative_error, result, table
 
 TOLERANCE = 1e-9
@@ -263,7 +263,7 @@ def simulate(algorithm: Algorithm, params: dict[str, Any], rng: np.random.Genera
 
 
 def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    outcomes = [simulate(algorithm, params, rng) for algorithm in ALGORITHMS]
+    outcomes = [simulate(algorithm, params, rng) for algorithm in tracked(ALGORITHMS, "algorithm")]
     rows = [
         [
             one.algorithm.name,

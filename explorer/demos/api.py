@@ -1,18 +1,35 @@
-"""The demos' JSON API: list the registry with parameter schemas, run one (validated, sandboxed,
-rate-limited and cached)."""
+"""The demos' JSON API: the registry with parameter schemas, and the runs.
+
+`POST /api/demos/<slug>/runs/ {"params": {...}}` answers 202 {id, status, url, html_url} for a
+run queued now or already waiting, or 200 with the whole run when the same demo, version and
+canonical parameters already succeeded (nothing is computed twice); `GET /api/demos/runs/<id>/`
+is the run. `POST /api/demos/<slug>/run/`, the first API, queues the same way and waits.
+"""
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from explorer.demos import DEMOS
 from explorer.demos.base import schema
-from explorer.demos.service import demo_or_404, run_or_error
+from explorer.demos.models import DemoRun
+from explorer.demos.service import (
+    RunRefused,
+    demo_or_404,
+    finished_or_waiting,
+    fresh_run,
+    params_from_body,
+    run_document,
+    run_urls,
+    start_run,
+)
+from explorer.demos.tasks import wait_for_run
 from explorer.throttling import DemoRunThrottle
 
 
@@ -41,31 +58,6 @@ class DemoSchemaSerializer(serializers.Serializer):
     params = DemoParamSerializer(many=True)
 
 
-RUN_BODY_KEYS = frozenset({"params"})
-
-
-def params_from_body(data: object, demo) -> tuple[dict, str]:
-    """(the parameters of a run request's body, "" ) or ({}, why the body is refused).
-
-    Keys other than "params" are refused by name, not dropped: parameters sent without the
-    wrapper would otherwise run the demo with its defaults and look like an answer."""
-    shape = 'the body must be a JSON object {"params": {...}}'
-    if not isinstance(data, dict):
-        return {}, shape
-    unknown = sorted(set(data) - RUN_BODY_KEYS)
-    if unknown:
-        names = ", ".join(repr(key) for key in unknown)
-        own = {param.name for param in demo.params}
-        hint = "; parameters go inside" if set(unknown) <= own else "; the only key is"
-        plural = "s" if len(unknown) > 1 else ""
-        return {}, f'unknown key{plural} {names} in the body{hint} "params": {{...}}'
-
-    params = data.get("params", {})
-    if not isinstance(params, dict):
-        return {}, shape
-    return params, ""
-
-
 class DemoListView(APIView):
     permission_classes = [AllowAny]
 
@@ -91,25 +83,71 @@ class DemoDetailView(APIView):
 
 
 class DemoRunView(APIView):
-    """Run a demo. Anyone may run one (it writes nothing but a cache entry); runs are bounded in
-    CPU, memory and time, and at most DEMO_MAX_CONCURRENT run at once (then 429 + Retry-After)."""
+    """Run a demo and wait for its result (the first API; `.../runs/` queues without waiting).
+    The run goes through the same queue, throttle and caps; the answer comes when it finishes,
+    or after the wall-clock limit as a 202 pointing to the run."""
 
     permission_classes = [AllowAny]
     throttle_classes = [DemoRunThrottle]
 
     @extend_schema(
-        summary="Run a demo with {params}; missing parameters take their defaults",
+        summary="Run a demo with {params} and wait for the result (up to the wall-clock limit)",
         request=inline_serializer(
-            "DemoRunRequest", {"params": serializers.DictField(required=False)}
+            "DemoRunNowRequest", {"params": serializers.DictField(required=False)}
         ),
         examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
         operation_id="demos_run",
-        responses={code: OpenApiTypes.OBJECT for code in (200, 400, 404, 422, 429)},
+        responses={code: OpenApiTypes.OBJECT for code in (200, 202, 400, 404, 422, 429)},
     )
     def post(self, request, slug: str):
         demo = demo_or_404(slug)
-        params, error = params_from_body(request.data, demo)
-        if error:
-            return Response({"error": error}, status=400)
-        body, code, headers = run_or_error(slug, params)
+        try:
+            run, created = start_run(request, slug, params_from_body(request.data, demo))
+        except RunRefused as refused:
+            return Response(refused.body, status=refused.status_code, headers=refused.headers)
+        cached = not created and run.status == DemoRun.SUCCEEDED
+        run = wait_for_run(run, settings.DEMO_WALL_SECONDS)
+        body, code, headers = finished_or_waiting(run, cached)
         return Response(body, status=code, headers=headers)
+
+
+RUN_REQUEST = inline_serializer("DemoRunRequest", {"params": serializers.DictField(required=False)})
+
+
+class DemoRunCreateView(APIView):
+    """Queue a demo run. Anyone may; runs are throttled per client (DEMO_RUN_RATE) and the queue
+    is capped per client and in total (DEMO_QUEUE_PER_CLIENT, DEMO_QUEUE_TOTAL: then 429 with
+    Retry-After)."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [DemoRunThrottle]
+
+    @extend_schema(
+        summary="Queue a demo run with {params}; the same parameters share one run",
+        request=RUN_REQUEST,
+        examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
+        operation_id="demos_runs_create",
+        responses={code: OpenApiTypes.OBJECT for code in (200, 202, 400, 404, 429)},
+    )
+    def post(self, request, slug: str):
+        demo = demo_or_404(slug)
+        try:
+            run, created = start_run(request, slug, params_from_body(request.data, demo))
+        except RunRefused as refused:
+            return Response(refused.body, status=refused.status_code, headers=refused.headers)
+        if not created and run.status == DemoRun.SUCCEEDED:  # computed before: not again
+            return Response(run_document(run), status=status.HTTP_200_OK)
+        body = {"id": run.pk, "status": run.status, **run_urls(run)}
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+
+class DemoRunDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="One demo run: status, progress, and its result or error once finished",
+        operation_id="demos_runs_retrieve",
+        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+    )
+    def get(self, request, pk: int):
+        return Response(run_document(fresh_run(pk)))

@@ -6,7 +6,7 @@ dict (all parameters present, typed, sorted by name), which is also the cache ke
 """
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -15,6 +15,7 @@ import numpy as np
 ParamType = Literal["int", "float", "choice", "bool"]
 Level = Literal["operators", "networks", "training", "distributed"]
 RunFunction = Callable[[dict[str, Any], np.random.Generator], dict[str, Any]]
+ProgressHook = Callable[[float, str], None]
 
 LEVELS = ("operators", "networks", "training", "distributed")
 REFERENCE_COUNT = 269  # entries in the survey's v2 bibliography
@@ -207,6 +208,31 @@ def schema(demo: Demo) -> dict[str, Any]:
             for param in demo.params
         ],
     }
+
+
+_progress_hook: ProgressHook | None = None
+
+
+def set_progress_hook(hook: ProgressHook | None) -> None:
+    """Where `report_progress` sends its reports: the sandbox worker sets it to its reply pipe."""
+    global _progress_hook
+    _progress_hook = hook
+
+
+def report_progress(fraction: float, message: str) -> None:
+    """A demo's progress (0 to 1, and a short message such as "sweep point 3 of 8"). A no-op
+    outside a worker, so a demo stays a pure function that tests call directly."""
+    if _progress_hook is not None:
+        _progress_hook(min(max(float(fraction), 0.0), 1.0), message[:200])
+
+
+def tracked[T](items: Iterable[T], label: str) -> Iterator[T]:
+    """The items, reporting "<label> i of n" before each: a loop over sweep points or rounds
+    that shows its progress."""
+    items = list(items)
+    for index, item in enumerate(items):
+        report_progress(index / len(items), f"{label} {index + 1} of {len(items)}")
+        yield item
 
 
 def run_in_process(demo: Demo, raw: Mapping[str, object]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import SEED, Demo, Param
+from .base import SEED, Demo, Param, tracked
 from .common import Series, agreement, bar_figure, line_figure, metric, result, table
 
 SAMPLES, FEATURES = 2000, 20
@@ -155,7 +155,9 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     delays = sorted(
         {0, 1, 2, 4, 8, 16, 32, params["max_delay"]} & set(range(params["max_delay"] + 1))
     )
-    sweep = [delayed_descent(problem, iterations, delay) for delay in delays]
+    sweep = [
+        delayed_descent(problem, iterations, delay) for delay in tracked(delays, "sweep point")
+    ]
     return result(
         _metrics(traces),
         [_table(traces)],

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .allreduce import Schedule, execute, ring_bytes_sent, ring_schedule
-from .base import SEED, Demo, Param
+from .base import SEED, Demo, Param, tracked
 from .common import Series, agreement, line_figure, metric, powers_of_two, result, table
 
 DATASET_BATCHES = 4  # the dataset holds this many minibatches; steps cycle through them
@@ -66,7 +66,7 @@ def train(params: dict[str, Any], rng: np.random.Generator) -> Training:
     x, y = make_dataset(model, DATASET_BATCHES * batch, d, rng)
     schedule, shards = ring_schedule(p), np.array_split(np.arange(batch), p)
     w_parallel, w_serial, training = np.zeros(d), np.zeros(d), Training()
-    for step in range(params["steps"]):
+    for step in tracked(range(params["steps"]), "step"):
         rows = slice(step % DATASET_BATCHES * batch, (step % DATASET_BATCHES + 1) * batch)
         xb, yb = x[rows], y[rows]
         # Each worker weights its mean gradient by its share of the minibatch: the sum is exact.

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import SEED, Demo, Param
+from .base import SEED, Demo, Param, tracked
 from .common import Series, agreement, line_figure, metric, result, table
 
 POINTS = 40  # points per curve
@@ -93,7 +93,10 @@ class Searches:
 def search(
     name: str, landscape: Landscape, params: dict[str, Any], aging: bool, seeds: np.ndarray
 ) -> Searches:
-    outcomes = [evolve(landscape, params, aging, np.random.default_rng(seed)) for seed in seeds]
+    outcomes = [
+        evolve(landscape, params, aging, np.random.default_rng(seed))
+        for seed in tracked(seeds, f"{name} search")
+    ]
     return Searches(
         name, np.array([curve for curve, _ in outcomes]), np.array([m for _, m in outcomes])
     )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .base import SEED, Demo, Param
+from .base import SEED, Demo, Param, tracked
 from .common import Series, agreement, line_figure, metric, result, table
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def pairwise_errors(
     x = rng.standard_normal((trials, n))
     x -= x.mean(axis=1, keepdims=True)  # averaging preserves the mean, so track deviations
     start, errors = np.sum(x**2, axis=1), [1.0]
-    for _ in range(rounds):
+    for _ in tracked(range(rounds), "pairwise round"):
         chosen = edges[rng.integers(len(edges), size=(n // 2, trials))]  # (ticks, trials, 2)
         for i, j in zip(chosen[:, :, 0], chosen[:, :, 1], strict=True):
             x[rows, i] = x[rows, j] = (x[rows, i] + x[rows, j]) / 2

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import SEED, Demo, Param
+from .base import SEED, Demo, Param, tracked
 from .common import Series, agreement, line_figure, metric, result, table
 from .problems import Dataset, gaussian_mixture
 
@@ -80,7 +80,7 @@ def train(params: dict[str, Any], data: Dataset, batch: int, warmup: bool, seed:
     steps_per_epoch = -(-n // batch)
     rates = learning_rates(params, batch, warmup, steps_per_epoch)
     step = 0
-    for _ in range(params["epochs"]):
+    for _ in tracked(range(params["epochs"]), "epoch"):
         order = order_rng.permutation(n)
         for start in range(0, n, batch):
             rows = order[start : start + batch]

@@ -8,6 +8,12 @@ memory out of the child.
 
 Concurrency: `max_concurrent` lock files in `slot_dir`, taken with a non-blocking flock, cap the
 runs across every server process on the machine; the kernel drops a lock when its holder dies.
+The task workers (`explorer.demos.tasks`) pass `max_concurrent=None`: each worker process runs
+one demo at a time, so the number of workers is the cap.
+
+Progress: the worker writes JSON progress lines before its reply; `on_progress(fraction,
+message)` hears the latest one every `HEARTBEAT_SECONDS` while the demo runs, also when nothing
+new arrived, so a caller can use it as the heartbeat of a live run.
 """
 
 import fcntl
@@ -15,12 +21,14 @@ import importlib
 import json
 import logging
 import os
+import queue
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -34,6 +42,9 @@ DEFAULT_SLOT_DIR = Path(tempfile.gettempdir()) / "survey-explorer-demo-slots"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 RETRY_AFTER_SECONDS = 5
 SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+HEARTBEAT_SECONDS = 0.5
+WALL_SECONDS = 15.0  # the default wall-clock limit of a run
+ProgressCallback = Callable[[float, str], None]
 
 
 class UnknownDemo(DemoError):
@@ -62,10 +73,11 @@ def run_demo(
     *,
     cpu_seconds: float = 10,
     memory_bytes: int = 1_500_000_000,
-    wall_seconds: float = 15,
-    max_concurrent: int = 2,
+    wall_seconds: float = WALL_SECONDS,
+    max_concurrent: int | None = 2,
     slot_dir: Path | str | None = None,
     registry: str = DEFAULT_REGISTRY,
+    on_progress: ProgressCallback | None = None,
 ) -> dict[str, Any]:
     """Validate `params`, run the demo in a limited worker, return the run and its result.
 
@@ -85,7 +97,7 @@ def run_demo(
     }
     with run_slot(Path(slot_dir) if slot_dir else DEFAULT_SLOT_DIR, max_concurrent):
         started = time.perf_counter()
-        result = _run_worker(request, wall_seconds)
+        result = _run_worker(request, wall_seconds, on_progress)
         elapsed = time.perf_counter() - started
     return {
         "slug": slug,
@@ -109,8 +121,12 @@ def find_demo(registry: str, slug: str) -> Demo:
 
 
 @contextmanager
-def run_slot(slot_dir: Path, count: int) -> Iterator[int]:
-    """Hold one of `count` machine-wide slots for the duration of the block, or raise DemoBusy."""
+def run_slot(slot_dir: Path, count: int | None) -> Iterator[int | None]:
+    """Hold one of `count` machine-wide slots for the duration of the block, or raise DemoBusy.
+    `count=None` takes no slot (the caller bounds concurrency itself)."""
+    if count is None:
+        yield None
+        return
     slot_dir.mkdir(parents=True, exist_ok=True)
     for index in range(count):
         handle = open(slot_dir / f"slot-{index}.lock", "a")  # noqa: SIM115 - held across yield
@@ -127,23 +143,86 @@ def run_slot(slot_dir: Path, count: int) -> Iterator[int]:
     raise DemoBusy(f"all {count} demo slots are busy; retry in {RETRY_AFTER_SECONDS} s")
 
 
-def _run_worker(request: dict[str, Any], wall_seconds: float) -> dict[str, Any]:
+def _run_worker(
+    request: dict[str, Any], wall_seconds: float, on_progress: ProgressCallback | None = None
+) -> dict[str, Any]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "explorer.demos.worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=PROJECT_ROOT,
+        env=_worker_environment(),
+    )
+    lines: queue.Queue[str | None] = queue.Queue()
+    stderr: list[str] = []
+    readers = [
+        threading.Thread(target=_pump_lines, args=(process.stdout, lines), daemon=True),
+        threading.Thread(target=lambda: stderr.append(process.stderr.read()), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
     try:
-        completed = subprocess.run(
-            [sys.executable, "-m", "explorer.demos.worker"],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            timeout=wall_seconds,
-            cwd=PROJECT_ROOT,
-            env=_worker_environment(),
-            check=False,
-        )
-    except subprocess.TimeoutExpired:  # subprocess.run has killed the worker by now
+        process.stdin.write(json.dumps(request))
+        process.stdin.close()
+    except BrokenPipeError:  # the worker died at once; its exit status tells why
+        pass
+    try:
+        reply = _follow(lines, time.monotonic() + wall_seconds, on_progress)
+    except subprocess.TimeoutExpired:
         raise DemoLimitExceeded(
             f"the demo ran out of time ({wall_seconds:g} s wall-clock limit)", "wall"
         ) from None
+    finally:
+        if process.poll() is None:  # out of time, or the progress callback failed
+            process.kill()
+            process.wait()
+        for reader in readers:
+            reader.join(timeout=5)
+    returncode = process.wait()
+    completed = subprocess.CompletedProcess(process.args, returncode, reply, "".join(stderr))
     return _read_reply(completed, request)
+
+
+def _pump_lines(stream, lines: queue.Queue) -> None:
+    for line in stream:
+        lines.put(line)
+    lines.put(None)  # end of the worker's output
+
+
+def _follow(lines: queue.Queue, deadline: float, on_progress: ProgressCallback | None) -> str:
+    """The worker's reply line, passing its progress on; TimeoutExpired at the deadline."""
+    latest, reply, next_beat = (0.0, "started"), "", time.monotonic()
+    while True:
+        now = time.monotonic()
+        if on_progress and now >= next_beat:
+            on_progress(*latest)
+            next_beat = now + HEARTBEAT_SECONDS
+        wait = min(deadline, next_beat if on_progress else deadline) - now
+        if now >= deadline:
+            raise subprocess.TimeoutExpired("explorer.demos.worker", deadline)
+        try:
+            line = lines.get(timeout=max(wait, 0.001))
+        except queue.Empty:
+            continue
+        if line is None:
+            return reply
+        message = _progress_line(line)
+        if message is None:
+            reply = line
+        else:
+            latest = message
+
+
+def _progress_line(line: str) -> tuple[float, str] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and set(message) == {"progress", "message"}:
+        return float(message["progress"]), str(message["message"])
+    return None
 
 
 def _read_reply(completed: subprocess.CompletedProcess, request: dict[str, Any]) -> dict[str, Any]:

@@ -1,19 +1,22 @@
 """Worker process for `runner.run_demo`: `python -m explorer.demos.worker`.
 
 Reads {"registry", "slug", "params", "cpu_seconds", "memory_bytes"} as JSON on stdin, limits
-itself, runs the demo and writes one JSON reply on stdout: {"result": ...} or
-{"error": "memory" | "exception", "message": ...}. Tracebacks go to stderr only, which the
-parent logs and never shows to a user.
+itself, runs the demo and writes JSON lines on stdout: progress reports {"progress": 0.4,
+"message": "round 2 of 5"} while the demo runs (at most ten a second), then one reply:
+{"result": ...} or {"error": "memory" | "exception", "message": ...}. Tracebacks go to stderr
+only, which the parent logs and never shows to a user.
 """
 
 import json
 import math
 import resource
 import sys
+import time
 import traceback
 from typing import Any, TextIO
 
 MESSAGE_LIMIT = 200
+PROGRESS_INTERVAL = 0.1  # seconds between two progress lines: a tight loop cannot flood the pipe
 
 
 def limit_resources(cpu_seconds: float, memory_bytes: int) -> None:
@@ -43,11 +46,30 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
         return {"error": "exception", "message": message}
 
 
+def progress_writer(stdout: TextIO):
+    """A progress hook writing one JSON line per report, skipping reports that come too fast."""
+    last_sent = -math.inf
+
+    def write(fraction: float, message: str) -> None:
+        nonlocal last_sent
+        now = time.monotonic()
+        if now - last_sent < PROGRESS_INTERVAL:
+            return
+        last_sent = now
+        stdout.write(json.dumps({"progress": fraction, "message": message}) + "\n")
+        stdout.flush()
+
+    return write
+
+
 def main(stdin: TextIO, stdout: TextIO) -> None:
+    from explorer.demos.base import set_progress_hook
+
     request = json.load(stdin)
     sys.stdout = sys.stderr  # stray prints from a demo must not corrupt the reply
+    set_progress_hook(progress_writer(stdout))
     reply = handle(request)
-    stdout.write(json.dumps(reply, allow_nan=False))
+    stdout.write(json.dumps(reply, allow_nan=False) + "\n")
     stdout.flush()
 
 

@@ -1,13 +1,9 @@
-// A demo page: runs the demo through the API, shows progress while the server works, then draws
-// the metrics, the agreement with the cost model, the tables and the Plotly figures. The URL keeps
-// the parameters (and run=1), so a copied link reproduces the run, with or without JavaScript.
+// A demo run's page, once the run succeeded: draws the metrics, the agreement with the cost
+// model, the tables and the Plotly figures from the result embedded in the page.
 (function () {
   "use strict";
-  var form = document.getElementById("demo-form");
   var results = document.getElementById("demo-results");
-  var errorBox = document.getElementById("demo-error");
-  var progress = document.getElementById("demo-progress");
-  if (!form) return;
+  if (!results) return;
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -58,44 +54,6 @@
       }
     });
   }
-
-  function params() {
-    var out = {};
-    new FormData(form).forEach(function (value, key) { if (key !== "run") out[key] = value; });
-    return out;
-  }
-
-  form.addEventListener("submit", function (event) {
-    event.preventDefault();
-    var query = new URLSearchParams(new FormData(form)).toString();
-    history.replaceState({}, "", window.location.pathname + "?" + query);
-    errorBox.hidden = true;
-    progress.hidden = false;
-    var started = Date.now();
-    var timer = setInterval(function () {
-      progress.querySelector(".elapsed").textContent = ((Date.now() - started) / 1000).toFixed(1);
-    }, 100);
-    var csrf = document.cookie.match(/csrftoken=([^;]+)/);
-    fetch(form.dataset.api, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf ? csrf[1] : "" },
-      body: JSON.stringify({ params: params() }),
-    })
-      .then(function (response) {
-        return response.json().then(function (body) { return [response, body]; });
-      })
-      .then(function (pair) {
-        if (!pair[0].ok) {
-          var retry = pair[0].headers.get("Retry-After");
-          errorBox.textContent = pair[1].error + (retry ? " Try again in " + retry + " s." : "");
-          errorBox.hidden = false;
-          return;
-        }
-        render(pair[1]);
-      })
-      .catch(function () { errorBox.textContent = "The server could not be reached."; errorBox.hidden = false; })
-      .finally(function () { clearInterval(timer); progress.hidden = true; });
-  });
 
   var initial = document.getElementById("demo-run");
   if (initial) render(JSON.parse(initial.textContent));

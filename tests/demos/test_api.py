@@ -4,8 +4,8 @@ import pytest
 
 from catalogue.models import Technique
 from explorer.demos import DEMOS
-from explorer.demos.models import DemoResult
-from explorer.demos.runner import DemoBusy, DemoLimitExceeded
+from explorer.demos.models import DemoRun
+from explorer.demos.runner import DemoLimitExceeded
 
 PIPELINE = "pipeline-bubble"
 
@@ -34,7 +34,7 @@ def test_it_runs_a_demo_with_defaults_then_serves_it_from_the_cache(client):
     )
     assert again.json()["cached"] is True
     assert again.json()["result"] == body["result"]
-    assert DemoResult.objects.count() == 1
+    assert DemoRun.objects.count() == 1
 
 
 @pytest.mark.django_db
@@ -46,7 +46,7 @@ def test_it_refuses_an_out_of_bounds_parameter_naming_it(client):
     assert response.status_code == 400
     message = response.json()["error"]
     assert numeric.name in message and str(numeric.max) in message
-    assert not DemoResult.objects.exists()
+    assert not DemoRun.objects.exists()
 
 
 @pytest.mark.django_db
@@ -70,14 +70,13 @@ def test_it_answers_404_for_an_unknown_demo(client):
 
 
 @pytest.mark.django_db
-def test_it_answers_429_with_retry_after_when_saturated(client, monkeypatch):
-    def busy(*args, **kwargs):
-        raise DemoBusy("all 2 demo slots are busy", retry_after=5)
-
-    monkeypatch.setattr("explorer.demos.runner.run_demo", busy)
+def test_it_answers_429_with_retry_after_when_saturated(client, settings):
+    # Saturation is now a full queue (DEMO_QUEUE_TOTAL runs waiting or running), not busy slots.
+    settings.DEMO_QUEUE_TOTAL = 1
+    DemoRun.objects.create(slug=PIPELINE, version=1, params_digest="x", params={})
     response = client.post(f"/api/demos/{PIPELINE}/run/", {}, content_type="application/json")
     assert response.status_code == 429
-    assert response["Retry-After"] == "5"
+    assert response["Retry-After"] == "2"
 
 
 @pytest.mark.django_db
@@ -89,7 +88,7 @@ def test_it_reports_a_run_that_hit_a_limit(client, monkeypatch):
     response = client.post(f"/api/demos/{PIPELINE}/run/", {}, content_type="application/json")
     assert response.status_code == 422
     assert "ran out of time" in response.json()["error"]
-    assert not DemoResult.objects.exists()
+    assert not DemoRun.objects.filter(status="succeeded").exists()
 
 
 @pytest.mark.django_db
@@ -101,10 +100,12 @@ def test_it_groups_the_demo_pages_by_level(client):
 
 
 @pytest.mark.django_db
-def test_it_runs_from_the_url_so_a_copied_link_reproduces_the_result(client):
+def test_it_fills_the_form_from_the_url_but_never_runs_on_a_get(client):
+    # A GET used to run the demo with no throttle (?run=1); now only a POST queues a run.
     response = client.get(f"/demos/{PIPELINE}/?seed=3&run=1")
     assert response.status_code == 200
-    assert b'id="demo-run"' in response.content
+    assert b'name="seed" value="3"' in response.content
+    assert not DemoRun.objects.exists()
     bad = client.get(f"/demos/{PIPELINE}/?seed=-1&run=1")
     assert bad.status_code == 400
     assert b"seed must be" in bad.content

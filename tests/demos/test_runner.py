@@ -89,3 +89,41 @@ def test_it_validates_before_starting_a_worker(tmp_path):
     with pytest.raises(UnknownDemo, match="unknown demo 'nope'"):
         run_demo("nope", {}, slot_dir=tmp_path)
     assert list(tmp_path.iterdir()) == []  # no slot was even taken
+
+
+def test_it_passes_the_demos_progress_on_while_it_runs(tmp_path):
+    heard = []
+
+    run = run_demo(
+        "steps",
+        {"n": 4},
+        registry=TINY_REGISTRY,
+        slot_dir=tmp_path,
+        on_progress=lambda fraction, message: heard.append((fraction, message)),
+    )
+
+    assert run["result"]["metrics"][0]["value"] == 4
+    # Sampled every half second (a heartbeat even when nothing new came): the start, then the
+    # latest "step i of 4" report, never going back.
+    expected = [(0.0, "started")] + [((i - 1) / 4, f"step {i} of 4") for i in range(1, 5)]
+    distinct = list(dict.fromkeys(heard))
+    assert distinct[0] == (0.0, "started")
+    assert len(distinct) >= 2
+    assert sorted(distinct, key=expected.index) == distinct
+    assert set(distinct) <= set(expected)
+
+
+def test_a_real_demo_reports_its_sweep_points(tmp_path):
+    heard = []
+
+    run_demo(
+        "data-parallel",
+        {"steps": 100, "P": 64, "B": 1024, "d": 1024},
+        slot_dir=tmp_path,
+        on_progress=lambda fraction, message: heard.append((fraction, message)),
+    )
+
+    messages = [message for _, message in heard if message.startswith("step ")]
+    assert messages and all(message.endswith(" of 100") for message in messages)
+    fractions = [fraction for fraction, _ in heard]
+    assert fractions == sorted(fractions)

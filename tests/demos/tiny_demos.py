@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from explorer.demos.base import SEED, Demo, Param
+from explorer.demos.base import SEED, Demo, Param, tracked
 
 TINY_REGISTRY = "tests.demos.tiny_demos:TINY_DEMOS"
 
@@ -20,6 +20,12 @@ def echo(params: dict, rng: np.random.Generator) -> dict:
         "figures": [],
         "agreement": [],
     }
+
+
+def steps(params: dict, rng: np.random.Generator) -> dict:
+    for _ in tracked(range(params["n"]), "step"):
+        time.sleep(0.3)  # longer than the worker's progress interval: every step is reported
+    return echo(params, rng)
 
 
 def spin(params: dict, rng: np.random.Generator) -> dict:
@@ -60,6 +66,7 @@ TINY_DEMOS = {
     slug: make_tiny(slug, run)
     for slug, run in {
         "echo": echo,
+        "steps": steps,
         "spin": spin,
         "sleep": sleep,
         "hog": hog,

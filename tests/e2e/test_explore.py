@@ -37,7 +37,9 @@ def test_it_runs_a_demo_and_shows_its_chart(page, live_survey):
     page.click("button:has-text('Run')")
     expect(page.locator("#demo-results .plot[data-drawn=true]").first).to_be_visible(timeout=30000)
     expect(page.locator("#demo-results")).to_contain_text("Agreement with the model")
-    expect(page).to_have_url(re.compile(r"M=16.*run=1|run=1.*M=16"))
+    # Run queues the run and leads to its permalink (it used to put run=1 in the page's URL).
+    expect(page).to_have_url(re.compile(r"/demos/pipeline-bubble/runs/\d+/$"))
+    expect(page.locator('#run-params tr[data-param="M"] td').nth(1)).to_have_text("16")
     assert "NO" not in page.locator("#demo-results table").nth(1).inner_text().split()
 
 
