@@ -126,7 +126,7 @@ def test_it_refuses_parameters_sent_without_the_params_wrapper(client):
         400,
         {"error": "unknown keys 'M', 'P' in the body; parameters go inside \"params\": {...}"},
     )
-    assert not DemoResult.objects.exists()
+    assert not DemoRun.objects.exists()
 
 
 @pytest.mark.django_db
