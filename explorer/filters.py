@@ -5,19 +5,14 @@ One FilterSet so that a page URL and its JSON twin take exactly the same query p
 
 from __future__ import annotations
 
-import re
-
 import django_filters
 from django import forms
-from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, OuterRef, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
 from catalogue.models import (
     Assignment,
-    Author,
-    Authorship,
     Category,
     CostModel,
     Evidence,
@@ -25,10 +20,7 @@ from catalogue.models import (
     Work,
 )
 
-MAX_QUERY_TERMS = 8
 MAX_QUERY_LENGTH = 200
-# Ranking weights: where a term appears says how relevant the work is.
-SEARCH_WEIGHTS = {"title": 5, "authors": 3, "venue": 2, "abstract": 1, "note": 1}
 ORDERINGS = {
     "ref": ("survey_ref", "key"),
     "-ref": ("-survey_ref", "key"),
@@ -41,45 +33,6 @@ ORDERINGS = {
     "relevance": ("-relevance", "survey_ref", "key"),
 }
 KNOWN_PARAMETERS = {"page", "page_size", "format"}
-
-
-def search_terms(text: str) -> list[str]:
-    """Split a query into at most MAX_QUERY_TERMS words (letters, digits, - and .)."""
-    return re.findall(r"[\w.+-]+", text.lower())[:MAX_QUERY_TERMS]
-
-
-def search(queryset: QuerySet, text: str) -> QuerySet:
-    """Works matching every term somewhere, annotated with a `relevance` score.
-
-    Plain `icontains` lookups so that it behaves the same on SQLite and PostgreSQL.
-    """
-    relevance = Value(0)
-    for term in search_terms(text):
-        # Authors matching the term first, then their works: a correlated EXISTS would run the
-        # LIKE once per candidate work (slow on a large catalogue, measured in bench/).
-        by_author = Q(
-            pk__in=Authorship.objects.filter(
-                author__in=Author.objects.filter(name__icontains=term)
-            ).values("work_id")
-        )
-        fields = {
-            "title": Q(title__icontains=term),
-            "authors": by_author,
-            "venue": Q(venue__icontains=term),
-            "abstract": Q(abstract__icontains=term),
-            "note": Q(note__icontains=term),
-        }
-        matches_any = Q()
-        for condition in fields.values():
-            matches_any |= condition
-        queryset = queryset.filter(matches_any)
-        for name, condition in fields.items():
-            relevance = relevance + Case(
-                When(condition, then=Value(SEARCH_WEIGHTS[name])),
-                default=Value(0),
-                output_field=IntegerField(),
-            )
-    return queryset.annotate(relevance=Coalesce(relevance, Value(0)))
 
 
 def user_error(message: str, value: str, **params: str) -> forms.ValidationError:
@@ -136,7 +89,11 @@ class WorkFilter(django_filters.FilterSet):
         method="filter_search",
         label="Search",
         max_length=MAX_QUERY_LENGTH,
-        help_text="Words searched in titles, authors, venues, abstracts and notes (ranked).",
+        help_text=(
+            "Words searched in titles, authors, venues, abstracts, notes and the names and "
+            "descriptions of the works' categories and techniques; stemmed (pipeline finds "
+            "pipelining), all words required, ranked by relevance."
+        ),
     )
     evidence = django_filters.ChoiceFilter(
         choices=Evidence.choices, method="filter_evidence", label="Assignment evidence"
@@ -196,7 +153,7 @@ class WorkFilter(django_filters.FilterSet):
         return queryset.order_by(*ORDERINGS[ordering])
 
     def filter_search(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
-        return search(queryset, value) if value.strip() else queryset
+        return queryset.search(value) if value.strip() else queryset
 
     def filter_evidence(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         return queryset.filter(

@@ -28,6 +28,7 @@ from catalogue.models import (
     CostModel,
     Technique,
     Work,
+    WorkSearchText,
 )
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -61,6 +62,8 @@ def load_all(fixtures: Path) -> None:
         load_cost_models(fixtures / "cost_models.json", works)
     if (fixtures / "seminal.json").exists():
         load_seminal(fixtures / "seminal.json", works)
+    # Bulk writes send no signals: the search text of every work the fixtures describe.
+    WorkSearchText.objects.refresh(work.pk for work in works.values())
 
 
 def load_works(path: Path) -> dict[str, Work]:
