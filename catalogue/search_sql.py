@@ -92,7 +92,8 @@ def highlights_sql(vendor: str, query: Query, count: int) -> tuple[str, list]:
         sql = (
             f"SELECT rowid, ts_headline('{LANGUAGE}', title, q, %s), "
             f"ts_headline('{LANGUAGE}', {context}, q, %s) "
-            f"FROM {TABLE}, to_tsquery('{LANGUAGE}', %s) q WHERE rowid IN ({placeholders})"
+            f"FROM {TABLE}, to_tsquery('{LANGUAGE}', %s) q "
+            f"WHERE document @@ q AND rowid IN ({placeholders})"
         )
         title_options = f"{options}, HighlightAll=true"
         context_options = (
