@@ -43,6 +43,7 @@ test: setup-dev
 lint: setup-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 # The browse benchmark (bench/README.md): ours vs Datasette at 270 and 100,000 works, ~15 minutes.
 bench: setup

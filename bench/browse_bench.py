@@ -90,8 +90,8 @@ RELEVANCE = " + ".join(
 ANY_MATCH = " or ".join(cond for cond, _ in MATCHES.values())
 
 # /api/works/?level=train&year_min=2015&q=gradient&page_size=50, the same semantics as
-# explorer/filters.py: a work in the level's subtree, from year_min on, the term anywhere in the
-# title, an author name, the venue, abstract or note (case-insensitive LIKE, as icontains on
+# explorer/works/filters.py: a work in the level's subtree, from year_min on, the term anywhere in
+# the title, an author name, the venue, abstract or note (case-insensitive LIKE, as icontains on
 # SQLite), ranked by relevance then (survey_ref, key); the total count; authors and categories.
 FILTER_SQL = f"""
 with recursive subtree(id) as (

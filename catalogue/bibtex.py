@@ -12,26 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import bibtexparser
 from bibtexparser.model import Entry, Field
-from pylatexenc.latex2text import LatexNodes2Text
 
-# Work attributes stored as BibTeX fields of the same name, in export order.
-PLAIN_FIELDS = [
-    "title",
-    "journal",
-    "booktitle",
-    "volume",
-    "number",
-    "pages",
-    "publisher",
-    "doi",
-    "url",
-    "note",
-    "abstract",
-]
+from catalogue.constants import PLAIN_FIELDS, WORK_FIELDS
+from catalogue.latex import display_text  # noqa: F401 - part of this module's interface
+
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 MAX_FIELD_LENGTHS = {
     "title": 2000,
@@ -45,8 +32,6 @@ MAX_FIELD_LENGTHS = {
     "url": 500,
     "arxiv_id": 40,
 }
-# What only the LaTeX parser can turn into text: commands, ties, dashes, quotes, math.
-LATEX_MARKUP = re.compile(r"[\\~$]|--|``|''")
 # Authors are split on "and" at brace depth zero; "others" is BibTeX for "et al.".
 AND_SPLIT = re.compile(r"\s+and\s+", re.IGNORECASE)
 
@@ -89,18 +74,6 @@ class WorkRecord:
         data = {name: getattr(self, name) for name in WORK_FIELDS}
         data["authors"] = list(self.authors)
         return data
-
-
-WORK_FIELDS = [
-    "entry_type",
-    "title",
-    "year",
-    "authors_truncated",
-    *PLAIN_FIELDS[1:],
-    "arxiv_id",
-    "survey_ref",
-    "extra_fields",
-]
 
 
 def split_authors(value: str) -> tuple[list[str], bool]:
@@ -247,15 +220,6 @@ def write_bibtex(records: Iterable[WorkRecord]) -> str:
     bibtex_format.indent = "  "
     bibtex_format.block_separator = "\n\n"
     return bibtexparser.write_string(library, bibtex_format=bibtex_format).strip() + "\n"
-
-
-@lru_cache(maxsize=4096)
-def display_text(value: str) -> str:
-    """BibTeX text for people: LaTeX accents decoded, protective braces dropped."""
-    if not LATEX_MARKUP.search(value):
-        # Plain text with protective braces at most: no need for the (slow) LaTeX parser.
-        return value.replace("{", "").replace("}", "").strip()
-    return LatexNodes2Text().latex_to_text(value).strip()
 
 
 # --- The catalogue side: export works, plan and apply an import ---------------------------------

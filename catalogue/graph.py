@@ -25,6 +25,8 @@ from typing import NamedTuple
 import networkx as nx
 import numpy as np
 
+from catalogue.constants import SURVEY_KEY
+
 # Strongest evidence first (data/README.md); the survey's own list and curators' edges last.
 PROVENANCE_ORDER = [
     "citing-paper-bibliography",
@@ -523,7 +525,6 @@ def layout(graph: nx.DiGraph, seed: int = 7) -> dict[str, tuple[float, float]]:
 
 def load_graph() -> nx.DiGraph:
     """The whole catalogue as a graph, in two queries (works with their categories, citations)."""
-    from catalogue.management.commands.load_survey import SURVEY_KEY
     from catalogue.models import Citation, Work
 
     works: dict[int, tuple[str, dict]] = {}

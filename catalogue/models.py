@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.functional import cached_property
 
 from catalogue import search as fulltext
+from catalogue.constants import WORK_FIELDS
 from catalogue.search_sql import FullTextMatch, FullTextRank, highlights_sql
 
 KEY_VALIDATOR = RegexValidator(
@@ -289,7 +290,7 @@ class Work(models.Model):
         return reverse("work-detail", args=[self.key])
 
     def set_record_fields(self, record) -> None:
-        for name in bibtex_fields():
+        for name in WORK_FIELDS:
             setattr(self, name, getattr(record, name))
         self.venue = record.venue
 
@@ -340,12 +341,6 @@ class Work(models.Model):
         names = self.author_names
         line = ", ".join(names)
         return f"{line} et al." if self.authors_truncated else line
-
-
-def bibtex_fields() -> list[str]:
-    from catalogue.bibtex import WORK_FIELDS
-
-    return WORK_FIELDS
 
 
 class Authorship(models.Model):

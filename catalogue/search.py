@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from catalogue.bibtex import display_text
+from catalogue.latex import display_text
 
 MAX_TERMS = 8
 MAX_TERM_LENGTH = 40

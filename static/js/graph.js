@@ -1,4 +1,4 @@
-// Draws the citation graph from the JSON in <script id="graph-data"> (explorer/graph_views.py).
+// Draws the citation graph from the JSON in <script id="graph-data"> (explorer/graph/views.py).
 // Positions come from the server (a seeded spring layout); no inline scripts (CSP).
 (function () {
   "use strict";

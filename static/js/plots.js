@@ -1,5 +1,5 @@
 // Draws every <div class="plot" data-figure="ID"> from the JSON in <script id="ID">.
-// Figures come from explorer/plots.py; no inline scripts (the Content Security Policy forbids them).
+// Figures come from explorer/works/plots.py; no inline scripts (the Content Security Policy forbids them).
 (function () {
   "use strict";
   function draw(root) {

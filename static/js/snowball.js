@@ -1,4 +1,4 @@
-// Draws the snowballing growth chart from <script id="snowball-growth"> (explorer/graph_views.py).
+// Draws the snowballing growth chart from <script id="snowball-growth"> (explorer/graph/views.py).
 (function () {
   "use strict";
 

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from catalogue import bibtex
+from catalogue.constants import SURVEY_KEY
 from catalogue.graph import bump_generation
 from catalogue.models import (
     Assignment,
@@ -32,7 +33,6 @@ from catalogue.models import (
 )
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
-SURVEY_KEY = "bennun2018demystifying"
 
 
 class Command(BaseCommand):

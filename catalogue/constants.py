@@ -1,0 +1,35 @@
+"""Facts about the catalogue's data that several modules share; pure (no Django, no imports).
+
+They live here, with the data, so that the models, the BibTeX module, the graph and the management
+commands can all read them without importing each other.
+"""
+
+# The survey itself: the work whose reference list the catalogue starts from.
+SURVEY_KEY = "bennun2018demystifying"
+
+# Work attributes stored as BibTeX fields of the same name, in export order.
+PLAIN_FIELDS = [
+    "title",
+    "journal",
+    "booktitle",
+    "volume",
+    "number",
+    "pages",
+    "publisher",
+    "doi",
+    "url",
+    "note",
+    "abstract",
+]
+
+# The Work attributes an imported BibTeX record sets (authors apart).
+WORK_FIELDS = [
+    "entry_type",
+    "title",
+    "year",
+    "authors_truncated",
+    *PLAIN_FIELDS[1:],
+    "arxiv_id",
+    "survey_ref",
+    "extra_fields",
+]

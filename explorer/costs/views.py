@@ -1,0 +1,226 @@
+"""The cost-model pages: /costs/ (the W-D plots) and /techniques/ (every technique with its cost
+models, works and demo). Thin: the maths and figures are in plots.py, the layer presets in
+presets.py; each plot's JSON twin is /api/costs/plots/<name>/ (explorer/costs/api.py)."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch
+from django.shortcuts import render
+
+from catalogue.costs import FormulaError
+from catalogue.models import Category, CostModel, Technique, Work
+from explorer.costs import plots as cost_plots
+from explorer.costs.plots import CostFormula, ParameterError
+from explorer.costs.presets import DEFAULT_PRESET, FC, FC_SIZES, PRESETS, SIZE_BOUNDS, SIZE_HELP
+
+PLOT_TITLES = {
+    "wd-plane": "(a) The W-D plane",
+    "parallelism": "(b) Average parallelism against a layer size",
+    "brent": "(c) Brent's time bounds",
+    "allreduce-p": "(d) Allreduce against the number of machines P",
+    "allreduce-m": "(d) Allreduce against the vector size m",
+}
+
+
+def cost_formulas() -> list[CostFormula]:
+    """Every cost model as a plain record, with its works and its technique's: three queries."""
+    only_keys = Work.objects.only("key", "survey_ref").order_by("survey_ref", "key")
+    models = CostModel.objects.select_related("technique").prefetch_related(
+        Prefetch("works", queryset=only_keys),
+        Prefetch("technique__works", queryset=only_keys),
+    )
+    return [cost_formula(model) for model in models]
+
+
+def cost_formula(model: CostModel, with_works: bool = True) -> CostFormula:
+    works = []
+    if with_works:
+        works = [w.key for w in model.technique.works.all()] + [w.key for w in model.works.all()]
+    return CostFormula(
+        id=model.pk,
+        technique=model.technique.slug,
+        technique_name=model.technique.name,
+        quantity=model.quantity,
+        eval=model.eval,
+        label=model.label,
+        formula=model.formula,
+        variables=tuple(v for v in model.variables if isinstance(v, dict)),
+        status=model.status,
+        status_label=model.get_status_display(),
+        status_note=model.status_note,
+        section=model.section,
+        unit=model.unit,
+        asymptotic=model.asymptotic,
+        works=tuple(dict.fromkeys(works)),
+    )
+
+
+def build_plots(formulas: list[CostFormula], query) -> tuple[dict[str, dict], list[str]]:
+    """All the plots of /costs/ that the query allows, and the messages of those it does not."""
+    plots, errors = {}, []
+    for name in cost_plots.PLOT_NAMES:
+        try:
+            plots[name] = cost_plots.build_plot(name, formulas, query)
+        except (ParameterError, FormulaError) as error:
+            if str(error) not in errors:
+                errors.append(str(error))
+    return plots, errors
+
+
+def costs_page(request):
+    query = dict(request.GET.lists())
+    formulas = cost_formulas()
+    try:
+        cost_plots.check_known(query, cost_plots.PAGE_PARAMETERS)
+    except ParameterError as error:
+        plots, errors = {}, [str(error)]
+    else:
+        plots, errors = build_plots(formulas, query)
+    context = {
+        "plots": [_plot_context(name, plots[name], request) for name in plots],
+        "errors": errors,
+        "form": _form_context(query, formulas),
+        "query_string": request.GET.urlencode(),
+    }
+    return render(request, "costs/costs.html", context, status=400 if errors else 200)
+
+
+def _plot_context(name: str, result: dict, request) -> dict:
+    query = request.GET.urlencode()
+    context = {
+        "name": name,
+        "title": PLOT_TITLES[name],
+        "result": result,
+        "script_id": f"figure-{name}",
+        "api_url": f"/api/costs/plots/{name}/" + (f"?{query}" if query else ""),
+        "rows": [_point_row(point) for point in result["data"].get("points", [])],
+        "crossovers": None,
+    }
+    if "crossovers" in result["data"]:
+        axis = result["data"]["axis"]
+        context["crossovers"] = [
+            f"{c['a']} = {c['b']} at {axis} ≈ {c['x']:.3g} ({c['y']:.3g} s)"
+            for c in result["data"]["crossovers"]
+        ]
+    return context
+
+
+def _point_row(point: dict) -> dict:
+    number = cost_plots.format_number
+    work, depth = point["work_formula"], point["depth_formula"]
+    return {
+        "label": point["label"],
+        "table": point["table"],
+        "work": number(point["work"]),
+        "depth": number(point["depth"]),
+        "parallelism": number(round(point["parallelism"])),
+        "confirmed": point["confirmed"],
+        "doubtful": point["doubtful"],
+        "work_status": work["status"],
+        "work_status_label": work["status_label"],
+        "depth_status": depth["status"],
+        "depth_status_label": depth["status_label"],
+        "works": point["works"],
+    }
+
+
+def _form_context(query, formulas: list[CostFormula]) -> dict:
+    """What the form shows: the values given (empty otherwise) and the effective ones."""
+    try:
+        preset, layer = cost_plots.layer_from_query(query)
+    except ParameterError:
+        preset = PRESETS.get(_given(query, "preset"), PRESETS[DEFAULT_PRESET])
+        layer = preset.layer
+    sizes = [
+        {
+            "name": name,
+            "help": SIZE_HELP[name],
+            "min": low,
+            "max": high,
+            "value": _given(query, name),
+            "placeholder": getattr(layer, name),
+            "disabled": layer.kind == FC and name not in FC_SIZES,
+        }
+        for name, (low, high) in SIZE_BOUNDS.items()
+    ]
+    available = [op for op in cost_plots.operators(formulas) if op.applies_to(layer.kind)]
+    chosen_ops = set(query.get("ops", []))
+    allreduce = cost_plots.allreduce_formulas(formulas)
+    return {
+        "presets": PRESETS.values(),
+        "preset": preset,
+        "layer": layer,
+        "sizes": sizes,
+        "derived": {"H_out": layer.H_out, "W_out": layer.W_out} if layer.kind != FC else {},
+        "sweeps": [
+            {"name": name, "help": help_text}
+            for name, (_, _, help_text) in cost_plots.SWEEPS.items()
+            if layer.kind != FC or name in FC_SIZES
+        ],
+        "sweep": _given(query, "sweep") or "N",
+        "from": _given(query, "from"),
+        "to": _given(query, "to"),
+        "operators": [
+            {"key": op.key, "label": op.label, "table": op.table, "selected": op.key in chosen_ops}
+            for op in available
+        ],
+        "op": _given(query, "op"),
+        "p_max": _given(query, "p_max"),
+        "allreduce": [
+            _allreduce_field(name, allreduce, query)
+            for name in cost_plots.ALLREDUCE_PARAMETERS
+            if allreduce
+        ],
+    }
+
+
+def _allreduce_field(name: str, formulas: list[CostFormula], query) -> dict:
+    variable = name.split("_")[0] if name.endswith(("_min", "_max")) else name
+    low, high, default = cost_plots.common_bounds(formulas, variable)
+    if name.endswith(("_min", "_max")):
+        start, stop = cost_plots.ALLREDUCE_RANGES[variable]
+        default = max(start, low) if name.endswith("_min") else min(stop, high)
+    meaning = next(
+        (v.get("meaning", "") for f in formulas for v in f.variables if v["name"] == variable), ""
+    )
+    if name.endswith("_min"):
+        meaning = f"smallest {variable} on the {variable} axis"
+    elif name.endswith("_max"):
+        meaning = f"largest {variable} on the {variable} axis"
+    return {
+        "name": name,
+        "help": meaning,
+        "range": f"{low:g} to {high:g}",
+        "value": _given(query, name),
+        "placeholder": f"{default:g}",
+    }
+
+
+def _given(query, name: str) -> str:
+    values = [v for v in query.get(name, []) if v.strip()]
+    return values[0] if values else ""
+
+
+# /techniques/ ---------------------------------------------------------------------------------
+
+
+def technique_list(request):
+    """Techniques grouped by top-level category; five queries whatever the catalogue's size."""
+    roots = list(Category.objects.top_level())
+    root_code = Category.objects.root_codes()
+    techniques = Technique.objects.select_related("category").prefetch_related(
+        Prefetch(
+            "works",
+            queryset=Work.objects.only("key", "title", "year", "survey_ref").order_by(
+                "survey_ref", "key"
+            ),
+        ),
+        Prefetch("cost_models", queryset=CostModel.objects.order_by("order", "pk")),
+    )
+    groups = {root.code: [] for root in roots}
+    for technique in techniques:
+        groups.setdefault(root_code[technique.category_id], []).append(technique)
+    sections = [
+        {"category": root, "techniques": groups[root.code]} for root in roots if groups[root.code]
+    ]
+    return render(request, "costs/techniques.html", {"sections": sections})

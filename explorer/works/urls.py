@@ -1,0 +1,25 @@
+"""The works: home, list, detail, categories, authors, numbers; their API and the export."""
+
+from django.urls import include, path
+from rest_framework.routers import DefaultRouter
+
+from explorer.works import api, exports, views
+
+router = DefaultRouter()
+router.register("works", api.WorkViewSet, basename="api-work")
+router.register("categories", api.CategoryViewSet, basename="api-category")
+router.register("authors", api.AuthorViewSet, basename="api-author")
+router.register("citations", api.CitationViewSet, basename="api-citation")
+router.register("techniques", api.TechniqueViewSet, basename="api-technique")
+router.register("cost-models", api.CostModelViewSet, basename="api-cost-model")
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("works/", views.work_list, name="work-list"),
+    path("works/<str:key>/", views.work_detail, name="work-detail"),
+    path("categories/", views.category_list, name="category-list"),
+    path("authors/<int:pk>/", views.author_detail, name="author-detail"),
+    path("numbers/", views.numbers, name="numbers"),
+    path("api/export/", exports.export, name="api-export"),
+    path("api/", include(router.urls)),
+]

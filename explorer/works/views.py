@@ -1,0 +1,143 @@
+"""The reader's HTML pages. Thin: queries live in catalogue's QuerySets, figures in plots.py."""
+
+from __future__ import annotations
+
+from django.core.paginator import EmptyPage
+from django.db.models import Count
+from django.http import Http404
+from django.shortcuts import get_object_or_404, render
+
+from catalogue import bibtex
+from catalogue.models import Assignment, Author, Category, Citation, Provenance, Work
+from explorer.pagination import MAX_PAGE_SIZE, counted_paginator
+from explorer.works import exports, plots
+from explorer.works.filters import WorkFilter
+
+DEFAULT_PAGE_SIZE = 50
+HOME_LIST_LIMIT = 300
+SURVEYED_WORKS_CLAIMED = 240  # FACTS.md §4, source S1: "the survey reviews 240 papers"
+
+
+def home(request):
+    # The whole survey fits (270 works); a larger catalogue lists its first works and links on.
+    works = list(Work.objects.for_list()[:HOME_LIST_LIMIT])
+    work_count = len(works) if len(works) < HOME_LIST_LIMIT else Work.objects.count()
+    context = {
+        "levels": Category.objects.level_counts(),
+        "works": works,
+        "work_count": work_count,
+        "more_count": work_count - len(works),
+        "reference_count": Work.objects.filter(survey_ref__isnull=False).count(),
+    }
+    return render(request, "works/home.html", context)
+
+
+def work_list(request):
+    works_filter = WorkFilter(request.GET or None, queryset=Work.objects.for_list())
+    if works_filter.is_bound and not works_filter.is_valid():
+        context = {"filter": works_filter, "errors": works_filter.form.errors}
+        return render(request, "works/work_list.html", context, status=400)
+    works = works_filter.qs
+    page_size = _page_size(request)
+    if page_size is None:
+        context = {"filter": works_filter, "errors": {"page_size": [_page_size_message(request)]}}
+        return render(request, "works/work_list.html", context, status=400)
+    facets = works.facet_counts()
+    page = _page(works, page_size, request.GET.get("page", "1"), count=facets["total"])
+    context = {
+        "filter": works_filter,
+        "page": page,
+        "facets": facets,
+        "category_tree": Category.objects.tree_with_counts(works),
+        "query_string": _without(request, "page"),
+        "export_query": _without(request, "page", "page_size", "ordering"),
+        "max_export": exports.MAX_EXPORT,
+    }
+    template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
+    return render(request, template, context)
+
+
+def _page_size(request) -> int | None:
+    raw = request.GET.get("page_size", str(DEFAULT_PAGE_SIZE))
+    if raw.isdigit() and 1 <= int(raw) <= MAX_PAGE_SIZE:
+        return int(raw)
+    return None
+
+
+def _page_size_message(request) -> str:
+    raw = request.GET.get("page_size")
+    return f"must be a whole number between 1 and {MAX_PAGE_SIZE} (got {raw!r})"
+
+
+def _page(works, page_size: int, number: str, count: int):
+    paginator = counted_paginator(works, page_size, count)  # the facets counted the works
+    if not number.isdigit():
+        raise Http404(f"Page {number!r} is not a page number.")
+    try:
+        return paginator.page(int(number))
+    except EmptyPage as error:
+        raise Http404(f"Page {number} does not exist ({paginator.num_pages} pages).") from error
+
+
+def _without(request, *names: str) -> str:
+    params = request.GET.copy()
+    for name in names:
+        params.pop(name, None)
+    return params.urlencode()
+
+
+def _wants_fragment(request) -> bool:
+    return request.headers.get("X-Fragment") == "results"
+
+
+def work_detail(request, key: str):
+    work = get_object_or_404(
+        Work.objects.for_list().prefetch_related("techniques__cost_models"),
+        key=key,
+    )
+    cites_total, cited_by_total = work.citation_totals
+    context = {
+        "work": work,
+        "bibtex": bibtex.export_works([work]),
+        "cites": work.cites_shown,
+        "cited_by": work.cited_by_shown,
+        "cites_total": cites_total,
+        "cited_by_total": cited_by_total,
+    }
+    return render(request, "works/work_detail.html", context)
+
+
+def category_list(request):
+    return render(
+        request, "works/category_list.html", {"roots": Category.objects.tree_with_counts()}
+    )
+
+
+def author_detail(request, pk: int):
+    author = get_object_or_404(Author, pk=pk)
+    works = Work.objects.for_list().filter(authorships__author=author)
+    return render(request, "works/author_detail.html", {"author": author, "works": works})
+
+
+def numbers(request):
+    """The survey's counts, reproduced where the data has them, and said unknown where not."""
+    levels = Category.objects.level_counts()
+    per_year_level = Work.objects.per_year_and_level()
+    years = Work.objects.references().values_list("year").annotate(n=Count("pk")).order_by("year")
+    figure = plots.timeline_figure(per_year_level, {level.code: level.name for level in levels})
+    context = {
+        "levels": levels,
+        "work_count": Work.objects.count(),
+        "reference_count": Work.objects.references().count(),
+        "surveyed_claimed": SURVEYED_WORKS_CLAIMED,
+        "years": list(years),
+        "evidence": Assignment.objects.values_list("evidence")
+        .annotate(n=Count("work", distinct=True))
+        .order_by("evidence"),
+        "provenance": Citation.objects.values_list("provenance")
+        .annotate(n=Count("pk"))
+        .order_by("provenance"),
+        "provenance_labels": dict(Provenance.choices),
+        "timeline": figure,
+    }
+    return render(request, "works/numbers.html", context)

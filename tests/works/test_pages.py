@@ -1,0 +1,159 @@
+"""The reader's pages: they render the real survey, take the API's parameters, refuse bad input
+with a message, and run a constant number of queries."""
+
+import pytest
+
+from catalogue.models import Work
+from tests.helpers import make_assignment, make_category, make_work
+
+
+@pytest.mark.django_db
+def test_it_shows_the_levels_and_all_270_works_on_the_home_page(client, survey):
+    response = client.get("/")
+    assert response.status_code == 200
+    assert response.context["work_count"] == 270
+    names = [level.name for level in response.context["levels"]]
+    assert names[:3] == [
+        "Concurrency in operators",
+        "Concurrency in networks",
+        "Concurrency in training",
+    ]
+    assert b"QSGD: Communication-Efficient SGD" in response.content
+
+
+@pytest.mark.django_db
+def test_it_lists_the_first_works_of_a_larger_catalogue_on_the_home_page(
+    client, monkeypatch, django_assert_num_queries
+):
+    monkeypatch.setattr("explorer.works.views.HOME_LIST_LIMIT", 3)
+    for index in range(5):
+        make_work(f"w{index}", survey_ref=index + 1 if index < 4 else None)
+    # 1 the catalogue version (response cache), 2 the first works, 3 their authorships,
+    # 4 their assignments, 5 the count of all works, 6-7 the level counts (categories, then
+    # their works), 8 the count of references
+    with django_assert_num_queries(8):
+        response = client.get("/")
+    assert len(response.context["works"]) == 3
+    assert (response.context["work_count"], response.context["reference_count"]) == (5, 4)
+    assert "2 more on the works page" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_it_filters_the_works_page_like_the_api(client, survey):
+    page = client.get("/works/?level=ops&q=convolution&page_size=100")
+    api = client.get("/api/works/?level=ops&q=convolution&page_size=100").json()
+    assert page.status_code == 200
+    page_keys = [work.key for work in page.context["page"].object_list]
+    assert page_keys == [work["key"] for work in api["results"]]
+    assert page_keys and len(page_keys) == api["count"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", ["", "level=train", "q=gradient&year_min=2014"])
+def test_it_counts_each_facet_like_the_filter_it_links_to(client, survey, query):
+    facets = client.get(f"/works/?{query}").context["facets"]
+
+    def matches(extra: str) -> int:
+        return client.get(f"/api/works/?{query}&{extra}&page_size=1").json()["count"]
+
+    assert facets["total"] == matches("")
+    for year, n in facets["years"]:
+        assert n == matches(f"year_min={year}&year_max={year}"), year
+    for entry_type, n in facets["entry_types"]:
+        assert n == matches(f"entry_type={entry_type}"), entry_type
+    for evidence, n in facets["evidence"]:
+        assert n == matches(f"evidence={evidence}"), evidence
+    assert facets["flags"]["has_cost_model"] == matches("has_cost_model=true")
+    assert facets["flags"]["has_demo"] == matches("has_demo=true")
+    assert sum(n for _, n in facets["years"]) == sum(n for _, n in facets["entry_types"])
+
+
+@pytest.mark.django_db
+def test_it_counts_facets_through_the_category_hierarchy(client, survey):
+    response = client.get("/works/?level=train")
+    tree = {node.code: node for node in response.context["category_tree"]}
+    train = tree["train"]
+    assert train.work_count == response.context["page"].paginator.count
+    children_total = sum(child.work_count for child in train.child_nodes)
+    assert train.work_count <= children_total
+    assert tree["ops"].work_count <= train.work_count
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query, status, message",
+    [
+        ("level=nope", 400, "unknown code"),
+        ("year_min=abc", 400, "Enter a number"),
+        ("page_size=100000", 400, "between 1 and 500"),
+        ("levle=ops", 400, "unknown parameter"),
+        ("level=a%25sb", 400, "unknown code &#x27;a%sb&#x27;"),
+        ("a%25s=1", 400, "unknown parameter &#x27;a%s&#x27;"),
+        ("page=999", 404, ""),
+        ("page=abc", 404, ""),
+    ],
+)
+def test_it_refuses_bad_filters_on_the_works_page(client, survey, query, status, message):
+    response = client.get(f"/works/?{query}")
+    assert response.status_code == status
+    assert message in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_it_returns_only_the_results_for_an_in_place_update(client, survey):
+    response = client.get("/works/?level=net", HTTP_X_FRAGMENT="results")
+    assert response.status_code == 200
+    assert b"<html" not in response.content
+    assert b"works match" in response.content
+
+
+@pytest.mark.django_db
+def test_it_shows_a_work_with_its_evidence_and_citations(client, survey):
+    response = client.get("/works/dean2012large/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Large Scale Distributed Deep Networks" in body
+    assert "confirmed" in body
+    assert "a missing edge does not mean" in body
+    assert "@inproceedings{dean2012large," in body
+    assert "/graph/?ego=dean2012large" in body and "/snowball/?seeds=dean2012large" in body
+    assert client.get("/works/no-such-work/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_it_shows_an_author_with_their_works(client, survey):
+    work = Work.objects.get(key="dean2012large")
+    author = work.authorships.first().author
+    response = client.get(f"/authors/{author.pk}/")
+    assert response.status_code == 200
+    assert b"Large Scale Distributed Deep Networks" in response.content
+
+
+@pytest.mark.django_db
+def test_it_shows_the_category_tree_and_the_numbers(client, survey):
+    categories = client.get("/categories/")
+    assert categories.status_code == 200
+    assert b"7.3.2" in categories.content
+    numbers = client.get("/numbers/")
+    assert numbers.status_code == 200
+    body = numbers.content.decode()
+    assert "240" in body and "269" in body
+    assert numbers.context["timeline"]["data"]
+    assert 'data-figure="timeline-figure"' in body
+
+
+@pytest.mark.django_db
+def test_it_renders_the_works_page_in_constant_queries(client, django_assert_num_queries):
+    # One more query than the view itself makes: the catalogue version that keys the
+    # response cache (explorer/middleware.py).
+    ops = make_category("ops")
+    for index in range(40):
+        work = make_work(f"w{index}", authors=("A. B", f"C. {index}"), survey_ref=index + 1)
+        make_assignment(work, ops)
+    # 1-2 facets (years x entry types with the flags and the number of works; evidence),
+    # 3-4 category tree (nodes, then one COUNT DISTINCT per node), 5-6 the options of the level
+    # and category selects, 7 the page of works, 8 authorships+authors, 9 assignments+categories
+    with django_assert_num_queries(10):
+        client.get("/works/?page_size=5")
+    with django_assert_num_queries(10):
+        client.get("/works/?page_size=40")
