@@ -72,6 +72,7 @@ class Author(models.Model):
 
 
 CITATIONS_SHOWN = 300  # per work and direction: the survey's 269 references fit
+SUGGESTIONS = 8  # works suggested while a search is typed
 
 
 class WorkQuerySet(models.QuerySet):
@@ -218,6 +219,21 @@ class WorkQuerySet(models.QuerySet):
             }
             for work_id, title, context in rows
         }
+
+    def suggestions(self, text: str, limit: int = SUGGESTIONS) -> list[Work]:
+        """The best matches of a search being typed (the last word may be unfinished), each
+        with `match`: its highlights (see `highlights`). Two queries (and authors: one more)."""
+        works = list(
+            self.search(text, prefix=True)
+            .order_by("-relevance", "survey_ref", "key")
+            .prefetch_related(
+                Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
+            )[:limit]
+        )
+        marks = self.highlights([work.pk for work in works], text, prefix=True)
+        for work in works:
+            work.match = marks.get(work.pk, {})
+        return works
 
     def in_category(self, category: Category) -> WorkQuerySet:
         codes = category.subtree_codes()
@@ -381,6 +397,22 @@ class CategoryQuerySet(models.QuerySet):
         for node in nodes:
             node.work_count = counts.get(node.pk, 0)
         return [node for node in nodes if node.parent_id not in by_pk]
+
+    def in_tree_order(self) -> list[tuple[Category, int]]:
+        """(category, depth) in reading order: each parent followed by its children, siblings in
+        the paper's order, as a table of contents lists them. One query."""
+        nodes = list(self.order_by("order", "code"))
+        children: dict[int | None, list[Category]] = {}
+        for node in nodes:
+            children.setdefault(node.parent_id, []).append(node)
+        known = {node.pk for node in nodes}
+        ordered: list[tuple[Category, int]] = []
+        stack = [(node, 0) for node in reversed(nodes) if node.parent_id not in known]
+        while stack:
+            node, depth = stack.pop()
+            ordered.append((node, depth))
+            stack.extend((child, depth + 1) for child in reversed(children.get(node.pk, [])))
+        return ordered
 
     def root_codes(self) -> dict[int, str]:
         """Category pk -> code of its top-level ancestor, from one query."""

@@ -16,10 +16,13 @@ router.register("cost-models", api.CostModelViewSet, basename="api-cost-model")
 urlpatterns = [
     path("", views.home, name="home"),
     path("works/", views.work_list, name="work-list"),
+    path("suggest/", views.suggest, name="work-suggest"),
+    path("api/suggest/", api.SuggestView.as_view(), name="api-work-suggest"),
     path("works/<str:key>/", views.work_detail, name="work-detail"),
     path("categories/", views.category_list, name="category-list"),
     path("authors/<int:pk>/", views.author_detail, name="author-detail"),
     path("numbers/", views.numbers, name="numbers"),
+    path("sources/", views.sources, name="sources"),
     path("api/export/", exports.export, name="api-export"),
     path("api/", include(router.urls)),
 ]

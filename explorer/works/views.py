@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.core.paginator import EmptyPage
 from django.db.models import Count
 from django.http import Http404
@@ -11,7 +13,7 @@ from catalogue import bibtex
 from catalogue.models import Assignment, Author, Category, Citation, Provenance, Work
 from explorer.pagination import MAX_PAGE_SIZE, counted_paginator
 from explorer.works import exports, plots
-from explorer.works.filters import WorkFilter
+from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter
 
 DEFAULT_PAGE_SIZE = 50
 HOME_LIST_LIMIT = 300
@@ -44,8 +46,15 @@ def work_list(request):
         return render(request, "works/work_list.html", context, status=400)
     facets = works.facet_counts()
     page = _page(works, page_size, request.GET.get("page", "1"), count=facets["total"])
+    searched = works_filter.form.cleaned_data.get("q", "") if works_filter.is_bound else ""
+    if searched.strip():
+        _mark_matches(page.object_list, searched)
     context = {
         "filter": works_filter,
+        "chips": [
+            (label, _without(request, "page", *names))
+            for label, names in works_filter.active_filters()
+        ],
         "page": page,
         "facets": facets,
         "category_tree": Category.objects.tree_with_counts(works),
@@ -55,6 +64,15 @@ def work_list(request):
     }
     template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
     return render(request, template, context)
+
+
+def _mark_matches(works, text: str) -> None:
+    """Each work of the page gets `match`: its title and a fragment with the words that matched
+    highlighted (one query for the page)."""
+    works = list(works)
+    marks = Work.objects.highlights([work.pk for work in works], text)
+    for work in works:
+        work.match = marks.get(work.pk, {})
 
 
 def _page_size(request) -> int | None:
@@ -141,3 +159,32 @@ def numbers(request):
         "timeline": figure,
     }
     return render(request, "works/numbers.html", context)
+
+
+def suggest(request):
+    """Works suggested while a search is typed (an htmx fragment); the box's arrow keys pick one
+    (static/js/suggest.js). The JSON twin is /api/suggest/."""
+    text = request.GET.get("q", "")[:MAX_QUERY_LENGTH]
+    works = Work.objects.suggestions(text) if text.strip() else []
+    box = request.GET.get("box", "")
+    context = {
+        "works": works,
+        "q": text.strip(),
+        "mode": "pick" if request.GET.get("mode") == "pick" else "go",
+        "box_id": box if re.fullmatch(r"[a-z][a-z0-9-]{0,40}", box) else "suggestion",
+    }
+    return render(request, "works/_suggestions.html", context)
+
+
+def sources(request):
+    """Where the catalogue's facts come from, in the reader's words: the page every "S1" and
+    "the facts record" on the other pages links to."""
+    context = {
+        "reference_count": Work.objects.references().count(),
+        "evidence": dict(
+            Assignment.objects.values_list("evidence").annotate(n=Count("work", distinct=True))
+        ),
+        "provenance": dict(Citation.objects.values_list("provenance").annotate(n=Count("pk"))),
+        "provenance_labels": dict(Provenance.choices),
+    }
+    return render(request, "works/sources.html", context)
