@@ -212,13 +212,14 @@ class WorkQuerySet(models.QuerySet):
         with connection.cursor() as cursor:
             cursor.execute(sql, [*params, *ids])
             rows = cursor.fetchall()
-        return {
-            work_id: {
+        marks = {}
+        for work_id, title, *contexts in rows:
+            context = next((c for c in contexts if fulltext.has_mark(c)), "")
+            marks[work_id] = {
                 "title": fulltext.marked_html(title),
-                "context": fulltext.marked_html(context) if fulltext.has_mark(context) else "",
+                "context": fulltext.marked_html(context) if context else "",
             }
-            for work_id, title, context in rows
-        }
+        return marks
 
     def suggestions(self, text: str, limit: int = SUGGESTIONS) -> list[Work]:
         """The best matches of a search being typed (the last word may be unfinished), each

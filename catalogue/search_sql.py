@@ -17,7 +17,7 @@ from __future__ import annotations
 from django.db import NotSupportedError
 from django.db.models import Expression, F, FloatField, Lookup
 
-from catalogue.search import MARK_END, MARK_START, SQLITE_WEIGHTS, Query
+from catalogue.search import COLUMNS, MARK_END, MARK_START, SQLITE_WEIGHTS, Query
 
 TABLE = "catalogue_worksearchtext"
 LANGUAGE = "english"
@@ -76,16 +76,22 @@ def sqlite_rank_setting() -> str:
 
 
 def highlights_sql(vendor: str, query: Query, count: int) -> tuple[str, list]:
-    """SQL for (work id, marked title, marked context) of `count` works by id; matched words
-    between MARK_START and MARK_END. The context: a fragment of the other columns."""
+    """SQL for (work id, marked title, marked context...) of `count` works by id; matched words
+    between MARK_START and MARK_END. The context: fragments of the other columns (SQLite: one
+    per column; PostgreSQL: one over them all)."""
     placeholders = ", ".join(["%s"] * count)
     if vendor == "sqlite":
+        # One snippet per column after the title; the caller keeps the first with a match.
+        snippets = ", ".join(
+            f"snippet({TABLE}, {column}, %s, %s, '…', {CONTEXT_WORDS})"
+            for column in range(1, len(COLUMNS))
+        )
         sql = (
-            f"SELECT rowid, highlight({TABLE}, 0, %s, %s), "
-            f"snippet({TABLE}, -1, %s, %s, '…', {CONTEXT_WORDS}) "
+            f"SELECT rowid, highlight({TABLE}, 0, %s, %s), {snippets} "
             f"FROM {TABLE} WHERE {TABLE} MATCH %s AND rowid IN ({placeholders})"
         )
-        return sql, [MARK_START, MARK_END, MARK_START, MARK_END, query.fts5()]
+        markers = [MARK_START, MARK_END] * len(COLUMNS)
+        return sql, [*markers, query.fts5()]
     if vendor == "postgresql":
         options = f"StartSel={MARK_START}, StopSel={MARK_END}"
         context = "concat_ws(' · ', authors, topics, venue, notes)"

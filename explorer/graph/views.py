@@ -11,7 +11,7 @@ import io
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import networkx as nx
 from django import forms
@@ -24,6 +24,7 @@ from catalogue import bibtex
 from catalogue import graph as citation_graph
 from catalogue.graph import CatalogueGraph, Snowball
 from catalogue.models import Category, Provenance, Work
+from explorer.palette import NO_LEVEL_COLOUR, level_colours
 from explorer.works.filters import WorkFilter
 
 CAVEAT = (
@@ -38,11 +39,7 @@ COLLECTION_CAVEAT = (
 )
 # BibTeX text that only protective braces keep from being plain (most titles).
 PLAIN_BIBTEX = re.compile(r"[\w\s{}:;,.?!()/+'-]*")
-# Level colours, in taxonomy order; works without a category are grey.
-PALETTE = ["#2457a6", "#d9822b", "#2e8b57", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"]
-NO_LEVEL_COLOUR = "#9aa3b0"
 MAX_SHOWN = 450  # networkx's spring layout without scipy: a dense solver, below 500 nodes
-MAX_OPTIONS = 1000  # work keys offered in a page's pickers; beyond that, type a key
 
 
 def title_text(value: str) -> str:
@@ -61,17 +58,37 @@ class Taxonomy:
     names: dict[str, str]
     parent: dict[str, str | None]
     order: list[str]
+    sections: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls) -> Taxonomy:
         rows = Category.objects.order_by("order", "code").values_list(
-            "code", "name", "parent__code"
+            "code", "name", "parent__code", "section"
         )
         return cls(
-            names={code: name for code, name, _ in rows},
-            parent={code: parent for code, _, parent in rows},
-            order=[code for code, _, _ in rows],
+            names={code: name for code, name, _, _ in rows},
+            parent={code: parent for code, _, parent, _ in rows},
+            order=[code for code, _, _, _ in rows],
+            sections={code: section for code, _, _, section in rows},
         )
+
+    def label(self, code: str) -> str:
+        """ "§6.3 Pipelining": the name with its section number, as the paper numbers it."""
+        section = self.sections.get(code)
+        return f"§{section} {self.names[code]}" if section else self.names[code]
+
+    def in_tree_order(self) -> list[tuple[str, int]]:
+        """(code, depth), each parent followed by its children: a table of contents."""
+        children: dict[str | None, list[str]] = {}
+        for code in self.order:
+            children.setdefault(self.parent[code], []).append(code)
+        ordered: list[tuple[str, int]] = []
+        stack = [(code, 0) for code in reversed(children.get(None, []))]
+        while stack:
+            code, depth = stack.pop()
+            ordered.append((code, depth))
+            stack.extend((child, depth + 1) for child in reversed(children.get(code, [])))
+        return ordered
 
     @property
     def levels(self) -> list[str]:
@@ -93,7 +110,7 @@ class Taxonomy:
         return False
 
     def colours(self) -> dict[str, str]:
-        return {code: PALETTE[i % len(PALETTE)] for i, code in enumerate(self.levels)}
+        return level_colours(self.levels)
 
 
 # --- Query parameters ---------------------------------------------------------------------------
@@ -362,9 +379,10 @@ def facet_context(query: Query, taxonomy: Taxonomy) -> dict:
     """What the facet controls show: choices, and the values of this request."""
     return {
         "facets": query.facet_values(),
-        "level_choices": [(c, taxonomy.names[c]) for c in taxonomy.levels],
+        "level_choices": [(c, taxonomy.label(c)) for c in taxonomy.levels],
         "category_choices": [
-            (c, taxonomy.names[c], taxonomy.level_of(c) != c) for c in taxonomy.order
+            (code, "\u2003" * depth + taxonomy.label(code))
+            for code, depth in taxonomy.in_tree_order()
         ],
         "provenance_choices": PROVENANCE_FIELD_CHOICES,
         "chosen_provenances": query.data.get("provenance") or [],
@@ -406,7 +424,7 @@ def graph_page(request):
         "shown_edges": selection.shown.number_of_edges(),
         "top_works": top_works(selection),
         "ego_title": title_text(selection.shown.nodes[ego_key]["title"]) if ego_key else "",
-        "work_keys": sorted(catalogue.graph) if len(catalogue.graph) <= MAX_OPTIONS else [],
+        "without_ego": urlencode(urlencode_without(request.GET, "ego")),
         "export_links": export_links(request.GET),
         "api_link": with_query(reverse("api-graph"), urlencode_without(request.GET, "size")),
     }
@@ -525,7 +543,12 @@ def snowball_page(request):
         "document": document,
         "result": result,
         "growth": growth_data(result),
-        "seed_options": seed_options(view, result.seeds),
+        "chosen_seeds": [
+            (key, title_text(view.nodes[key]["title"])) for key in query.data["seeds"]
+        ],
+        "work_titles": {
+            key: title_text(view.nodes[key]["title"]) for key in result.collected if key in view
+        },
         "seminal": [
             (key, title_text(attrs["title"]), attrs["seminal_reason"])
             for key, attrs in sorted(view.nodes(data=True))
@@ -545,22 +568,6 @@ def snowball_page(request):
         "no_abstracts": not any(abstract for _, abstract in view.nodes(data="abstract")),
     }
     return render(request, "graph/snowball.html", context)
-
-
-def seed_options(view: nx.DiGraph, chosen: list[str]) -> list[tuple[str, str, bool]]:
-    """Every work, or only the seminal and chosen ones in a catalogue too large to list."""
-    works = view.nodes(data=True)
-    if len(view) > MAX_OPTIONS:
-        works = [(k, view.nodes[k]) for k in {*default_seeds(view), *chosen}]
-    ordered = sorted(works, key=lambda n: (n[1].get("survey_ref") or 0, n[0]))
-    return [
-        (
-            key,
-            f"[{attrs.get('survey_ref') or '-'}] {title_text(attrs['title'])}",
-            key in chosen,
-        )
-        for key, attrs in ordered
-    ]
 
 
 def growth_data(result: Snowball) -> dict:

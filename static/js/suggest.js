@@ -32,6 +32,21 @@
     input.removeAttribute("aria-activedescendant");
   }
 
+  function addToList(list, option, hiddenId) {
+    if (!list) return;
+    var item = document.createElement("li");
+    item.textContent = option.dataset.title + " ";
+    var remove = document.createElement("button");
+    remove.type = "button";
+    remove.className = "unpick";
+    remove.textContent = "×";
+    remove.dataset.unpick = option.dataset.key;
+    remove.dataset.from = hiddenId;
+    remove.setAttribute("aria-label", "Remove " + option.dataset.title);
+    item.appendChild(remove);
+    list.appendChild(item);
+  }
+
   function choose(input, option) {
     if (input.dataset.suggest !== "pick") {
       window.location.href = option.querySelector("a").href;
@@ -40,7 +55,10 @@
     var hidden = document.getElementById(input.dataset.pickInto);
     if (input.dataset.pickMany !== undefined) {
       var keys = hidden.value ? hidden.value.split(",") : [];
-      if (keys.indexOf(option.dataset.key) < 0) keys.push(option.dataset.key);
+      if (keys.indexOf(option.dataset.key) < 0) {
+        keys.push(option.dataset.key);
+        addToList(document.getElementById(input.dataset.pickMany), option, hidden.id);
+      }
       hidden.value = keys.join(",");
       input.value = "";
     } else {
