@@ -60,11 +60,12 @@ NOTE_WORDING = [
     (re.compile(r"\bFACTS(?:\.md)?\b"), "the facts record"),
 ]
 SOURCE_TITLES = {
-    "1": "a reader's notes on arXiv v2, quoting the paper",
+    "1": "reading notes on arXiv v2 that quote the paper",
     "2": "quotes from the paper with section and page, from the same notes",
 }
 
 
+@register.filter
 def reader_wording(text: str) -> str:
     """A note as the data writes it, in the reader's words (plain text, no links)."""
     for pattern, replacement in NOTE_WORDING:
