@@ -336,6 +336,26 @@ def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
     }
 
 
+LABELLED = 12  # nodes named on the drawing itself (the others on hover)
+
+
+def labelled(nodes: list[dict], size: str, centre: str) -> list[str]:
+    """The keys of the nodes drawn with a label: the largest by the size measure (then the
+    most cited), and the centre of an ego view."""
+    measure = "pagerank" if size == "pagerank" else "in_degree"
+    ranked = sorted(nodes, key=lambda n: (-n[measure], -n["in_degree"], n["key"]))
+    keys = [n["key"] for n in ranked[:LABELLED] if n[measure] > 0]
+    return [centre, *keys] if centre and centre not in keys else keys
+
+
+def short_title(title: str, length: int = 28) -> str:
+    """A title cut at a word boundary, for a label on the drawing."""
+    title = title.split(":")[0] if 8 <= len(title.split(":")[0]) <= length else title
+    if len(title) <= length:
+        return title
+    return title[:length].rsplit(" ", 1)[0].rstrip(",;-") + "…"
+
+
 def graph_page_data(selection: GraphSelection, size: str, centre: str = "") -> dict:
     positions = selection.catalogue.layout(selection.shown)
     nodes = [
@@ -347,6 +367,9 @@ def graph_page_data(selection: GraphSelection, size: str, centre: str = "") -> d
         }
         for key, attrs in selection.shown.nodes(data=True)
     ]
+    nodes_by_key = {node["key"]: node for node in nodes}
+    for key in labelled(nodes, size, centre):
+        nodes_by_key[key]["label"] = short_title(nodes_by_key[key]["title"])
     index = {node["key"]: i for i, node in enumerate(nodes)}
     edges = [
         [index[citing], index[cited], provs[0]]

@@ -1,6 +1,7 @@
 """Finding things as a person would: suggestions, results first, pickers in words, sources in the
 reader's words, one palette, grammar, every API endpoint listed."""
 
+import json
 import re
 
 import pytest
@@ -170,3 +171,13 @@ def test_it_lists_every_endpoint_at_the_api_root(client, db):
             "/api/docs/",
         ]
     )
+
+
+def test_it_names_the_most_cited_works_on_the_graph(client_survey):
+    html = client_survey.get("/graph/").content.decode()
+    data = json.loads(re.search(r'id="graph-data"[^>]*>(.*?)</script>', html, re.S).group(1))
+    labelled = [node for node in data["nodes"] if node.get("label")]
+    assert len(labelled) == 12
+    most_cited = max(data["nodes"], key=lambda node: node["in_degree"])
+    assert most_cited.get("label")
+    assert all(len(node["label"]) <= 29 for node in labelled)
