@@ -30,7 +30,8 @@ CASES = [
     ("API filter+search", "/api/works/?level=train&year_min=2015&q=gradient&page_size=50"),
     ("API no match", "/api/works/?q=zzzqqq&page_size=50"),
     ("HTML /works/?q=", "/works/?q=gradient"),
-    ("suggestions", "/works/suggest/?q=gradi"),
+    ("suggestions", "/suggest/?q=gradi"),
+    ("suggestions JSON", "/api/suggest/?q=gradi"),
 ]
 WARMUP = 3
 
@@ -57,7 +58,7 @@ def time_case(client, url: str, requests: int) -> tuple[float, float, int, int]:
     matches = -1
     if response.get("Content-Type", "").startswith("application/json"):
         document = response.json()
-        matches = document.get("count", len(document.get("results", [])))
+        matches = len(document) if isinstance(document, list) else document.get("count", -1)
     return statistics.median(timings), p95, response.status_code, matches
 
 
@@ -77,6 +78,76 @@ def run_size(db: Path, requests: int) -> None:
     subprocess.run(command, env=env, check=True, cwd=synthetic.REPO)
 
 
+def title_contains_search(queryset, text: str):
+    """The search before full-text search (explorer/filters.py at 6788cd0), kept here as the
+    baseline: every word as a substring (icontains) of the title, authors, venue, abstract or
+    note, ranked by where it occurs; no stemming, no categories or techniques."""
+    import re
+
+    from django.db.models import Case, IntegerField, Q, Value, When
+    from django.db.models.functions import Coalesce
+
+    from catalogue.models import Author, Authorship
+
+    weights = {"title": 5, "authors": 3, "venue": 2, "abstract": 1, "note": 1}
+    relevance = Value(0)
+    for term in re.findall(r"[\w.+-]+", text.lower())[:8]:
+        by_author = Q(
+            pk__in=Authorship.objects.filter(
+                author__in=Author.objects.filter(name__icontains=term)
+            ).values("work_id")
+        )
+        fields = {
+            "title": Q(title__icontains=term),
+            "authors": by_author,
+            "venue": Q(venue__icontains=term),
+            "abstract": Q(abstract__icontains=term),
+            "note": Q(note__icontains=term),
+        }
+        matches_any = Q()
+        for condition in fields.values():
+            matches_any |= condition
+        queryset = queryset.filter(matches_any)
+        for name, condition in fields.items():
+            relevance = relevance + Case(
+                When(condition, then=Value(weights[name])),
+                default=Value(0),
+                output_field=IntegerField(),
+            )
+    return queryset.annotate(relevance=Coalesce(relevance, Value(0)))
+
+
+COMPARED = ["pipelining", "gradient", "distributed training", "zzzqqq"]
+
+
+def compare_searches(requests: int) -> None:
+    """The old and the new search side by side in one process (same load): the API's page query
+    (50 rows in relevance order with COUNT(*) OVER ()), alternating old and new."""
+    from django.db.models import Count, Window
+
+    from catalogue.models import Work
+
+    def page(queryset):
+        ordered = queryset.order_by("-relevance", "survey_ref", "key").values("pk", "key")
+        rows = list(ordered.annotate(matches=Window(Count("pk")))[:50])
+        return rows[0]["matches"] if rows else 0
+
+    print(f"\n{'words':<22} {'substring p50':>14} {'found':>7} {'full-text p50':>14} {'found':>7}")
+    for text in COMPARED:
+        timings: dict[str, list[float]] = {"old": [], "new": []}
+        found = {}
+        for _ in range(max(3, requests // 3)):
+            for name, search in (
+                ("old", lambda text=text: title_contains_search(Work.objects.all(), text)),
+                ("new", lambda text=text: Work.objects.search(text)),
+            ):
+                start = time.perf_counter()
+                found[name] = page(search())
+                timings[name].append((time.perf_counter() - start) * 1000)
+        old, new = (statistics.median(timings[k]) for k in ("old", "new"))
+        print(f"{text:<22} {old:14.1f} {found['old']:7,} {new:14.1f} {found['new']:7,}")
+
+
 def measure_one(db: Path, requests: int) -> None:
     import django
 
@@ -92,6 +163,7 @@ def measure_one(db: Path, requests: int) -> None:
         p50, p95, status, matches = time_case(client, url, requests)
         found = "" if matches < 0 else f"{matches:,}"
         print(f"{name:<20} {p50:8.1f} {p95:8.1f} {status:>6} {found:>7}  {url}")
+    compare_searches(requests)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -336,7 +336,8 @@ def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
     }
 
 
-LABELLED = 12  # nodes named on the drawing itself (the others on hover)
+LABELLED = 10  # nodes named on the drawing itself (the others on hover)
+LABEL_POSITIONS = ["top center", "bottom center", "middle right", "middle left"]
 
 
 def labelled(nodes: list[dict], size: str, centre: str) -> list[str]:
@@ -368,8 +369,10 @@ def graph_page_data(selection: GraphSelection, size: str, centre: str = "") -> d
         for key, attrs in selection.shown.nodes(data=True)
     ]
     nodes_by_key = {node["key"]: node for node in nodes}
-    for key in labelled(nodes, size, centre):
+    for rank, key in enumerate(labelled(nodes, size, centre)):
         nodes_by_key[key]["label"] = short_title(nodes_by_key[key]["title"])
+        # Around the marker in turn: the most cited works sit close together in the middle.
+        nodes_by_key[key]["label_position"] = LABEL_POSITIONS[rank % len(LABEL_POSITIONS)]
     index = {node["key"]: i for i, node in enumerate(nodes)}
     edges = [
         [index[citing], index[cited], provs[0]]

@@ -55,7 +55,7 @@
         y: members.map(function (n) { return n.y; }),
         // The most important works are named on the drawing; every work on hover.
         text: members.map(function (n) { return n.label || ""; }),
-        textposition: "top center",
+        textposition: members.map(function (n) { return n.label_position || "top center"; }),
         textfont: { size: 11, color: "#1d2330" },
         hovertext: members.map(hoverText),
         customdata: members.map(function (n) { return n.url; }),

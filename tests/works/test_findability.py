@@ -177,7 +177,7 @@ def test_it_names_the_most_cited_works_on_the_graph(client_survey):
     html = client_survey.get("/graph/").content.decode()
     data = json.loads(re.search(r'id="graph-data"[^>]*>(.*?)</script>', html, re.S).group(1))
     labelled = [node for node in data["nodes"] if node.get("label")]
-    assert len(labelled) == 12
+    assert len(labelled) == 10
     most_cited = max(data["nodes"], key=lambda node: node["in_degree"])
     assert most_cited.get("label")
     assert all(len(node["label"]) <= 29 for node in labelled)
