@@ -77,8 +77,8 @@ def sqlite_rank_setting() -> str:
 
 def highlights_sql(vendor: str, query: Query, count: int) -> tuple[str, list]:
     """SQL for (work id, marked title, marked context...) of `count` works by id; matched words
-    between MARK_START and MARK_END. The context: fragments of the other columns (SQLite: one
-    per column; PostgreSQL: one over them all)."""
+    between MARK_START and MARK_END. The context: a fragment of each other column (the caller
+    keeps the first with a match)."""
     placeholders = ", ".join(["%s"] * count)
     if vendor == "sqlite":
         # One snippet per column after the title; the caller keeps the first with a match.
@@ -94,10 +94,11 @@ def highlights_sql(vendor: str, query: Query, count: int) -> tuple[str, list]:
         return sql, [*markers, query.fts5()]
     if vendor == "postgresql":
         options = f"StartSel={MARK_START}, StopSel={MARK_END}"
-        context = "concat_ws(' · ', authors, topics, venue, notes)"
+        contexts = ", ".join(
+            f"ts_headline('{LANGUAGE}', {column}, q, %s)" for column in COLUMNS[1:]
+        )
         sql = (
-            f"SELECT rowid, ts_headline('{LANGUAGE}', title, q, %s), "
-            f"ts_headline('{LANGUAGE}', {context}, q, %s) "
+            f"SELECT rowid, ts_headline('{LANGUAGE}', title, q, %s), {contexts} "
             f"FROM {TABLE}, to_tsquery('{LANGUAGE}', %s) q "
             f"WHERE document @@ q AND rowid IN ({placeholders})"
         )
@@ -106,5 +107,5 @@ def highlights_sql(vendor: str, query: Query, count: int) -> tuple[str, list]:
             f"{options}, MaxWords={CONTEXT_WORDS}, MinWords={CONTEXT_WORDS // 2}, "
             "MaxFragments=1, FragmentDelimiter=' … '"
         )
-        return sql, [title_options, context_options, query.tsquery()]
+        return sql, [title_options, *[context_options] * (len(COLUMNS) - 1), query.tsquery()]
     raise NotSupportedError(f"Full-text search needs SQLite or PostgreSQL, not {vendor}.")

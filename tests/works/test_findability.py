@@ -21,7 +21,7 @@ def test_it_suggests_works_as_a_search_is_typed(client_survey):
     html = client_survey.get("/suggest/?q=pipel&box=home-q").content.decode()
     assert 'id="home-q-1"' in html
     assert 'data-key="deng2012scalable"' in html
-    assert "matched in: §6.3 <mark>Pipelining</mark>" in html
+    assert re.search(r"matched in: [^<]*<mark>Pipelining</mark>", html)  # its category
     assert 'href="/works/?q=pipel"' in html  # "all works matching"
     picking = client_survey.get("/suggest/?q=pipel&mode=pick").content.decode()
     assert 'href="/works/?q=' not in picking
@@ -56,7 +56,7 @@ def test_it_puts_the_results_first_with_removable_chips(client_survey):
     chips = re.search(r'<ul class="chips".*?</ul>', html, re.S).group(0)
     assert re.findall(r'<a href="([^"]*)"', chips) == ["?level=net", "?q=pipelined", "/works/"]
     assert "“pipelined”" in chips and "Parallelism level: §6 Concurrency in networks" in chips
-    assert "matched in: §6.3 <mark>Pipelining</mark>" in html
+    assert re.search(r"matched in: [^<]*<mark>Pipelining</mark>", html)
 
 
 def test_it_speaks_of_one_work_in_the_singular(client_survey):
