@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 import bibtexparser
 from bibtexparser.model import Entry, Field
 
-from catalogue.constants import PLAIN_FIELDS, WORK_FIELDS
+from catalogue.constants import KEY_REGEX, PLAIN_FIELDS, WORK_FIELDS
 from catalogue.latex import display_text  # noqa: F401 - part of this module's interface
 
-KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+KEY_PATTERN = re.compile(rf"^{KEY_REGEX}$")
 MAX_FIELD_LENGTHS = {
     "title": 2000,
     "journal": 300,

@@ -7,6 +7,9 @@ commands can all read them without importing each other.
 # The survey itself: the work whose reference list the catalogue starts from.
 SURVEY_KEY = "bennun2018demystifying"
 
+# A BibTeX key as the catalogue accepts it (the model's validator, the BibTeX import, the URLs).
+KEY_REGEX = r"[A-Za-z0-9][A-Za-z0-9_.:-]*"
+
 # Work attributes stored as BibTeX fields of the same name, in export order.
 PLAIN_FIELDS = [
     "title",

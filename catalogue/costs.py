@@ -1,4 +1,4 @@
-"""Work-Depth cost formulas in a small, safe language, and the W-D model's helpers.
+"""Work-Depth cost formulas in a small, safe language (the W-D figures are in explorer/costs).
 
 A cost formula is text such as ``N*C_out*H_out*W_out*C_in*K_y*K_x`` or
 ``2*log2(P)*(L + gamma*m*G)``. Curators edit formulas in the admin, so a formula is untrusted:
@@ -147,25 +147,6 @@ def validate(text: str, variables: Iterable[str]) -> None:
 def evaluate(text: str, variables_values: Mapping[str, Number]) -> Number:
     """Parse `text` with the given variables declared, and evaluate it at their values."""
     return parse(text, variables_values.keys()).evaluate(variables_values)
-
-
-def average_parallelism(work: Number, depth: Number) -> Number:
-    """W/D: how many processors the computation can keep busy on average (§2.5)."""
-    _require(work, "work", minimum=0)
-    _require(depth, "depth", minimum=0, strict=True)
-    return _plain(np.divide(work, depth))
-
-
-def brent_bounds(work: Number, depth: Number, p: Number) -> tuple[Number, Number]:
-    """Bounds on the run time on p processors: max(W/p, D) <= T_p <= W/p + D (Brent [26]).
-
-    Both W/p and D are lower bounds on their own, so their maximum is one too.
-    """
-    _require(work, "work", minimum=0)
-    _require(depth, "depth", minimum=0, strict=True)
-    _require(p, "p", minimum=1)
-    per_processor = np.divide(work, p)
-    return _plain(np.maximum(per_processor, depth)), _plain(per_processor + depth)
 
 
 # Parsing ---------------------------------------------------------------------------------------
@@ -402,22 +383,6 @@ def _compute_binary(node: ast.BinOp, values: Mapping[str, Number]) -> Number:
     if isinstance(node.op, ast.Pow) and np.any(np.abs(right) > MAX_EXPONENT):
         raise FormulaError(f"exponent too large {_at(node.right)} (limit {MAX_EXPONENT})")
     return _BINARY_OPERATORS[type(node.op)](left, right)
-
-
-# Helpers for the W-D functions -----------------------------------------------------------------
-
-
-def _require(value: Number, name: str, minimum: float, strict: bool = False) -> None:
-    array = np.asarray(value, dtype=float)
-    too_small = array <= minimum if strict else array < minimum
-    if not np.all(np.isfinite(array)) or np.any(too_small):
-        relation = "greater than" if strict else "at least"
-        raise ValueError(f"{name} must be a finite number {relation} {minimum:g}")
-
-
-def _plain(value: Number) -> Number:
-    """A Python float for scalar results, so that callers and JSON see ordinary numbers."""
-    return float(value) if np.ndim(value) == 0 else value
 
 
 def _variables_phrase(names: list[str]) -> str:

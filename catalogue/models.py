@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import connections, models
@@ -17,11 +18,12 @@ from django.urls import reverse
 from django.utils.functional import cached_property
 
 from catalogue import search as fulltext
-from catalogue.constants import WORK_FIELDS
+from catalogue import tree
+from catalogue.constants import KEY_REGEX, WORK_FIELDS
 from catalogue.search_sql import FullTextMatch, FullTextRank, highlights_sql
 
 KEY_VALIDATOR = RegexValidator(
-    r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$",
+    rf"^{KEY_REGEX}$",
     "A BibTeX key starts with a letter or digit and holds only letters, digits, _ . : -",
 )
 
@@ -68,11 +70,23 @@ class Author(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("author-detail", args=[self.pk])
+        return reverse("works:author-detail", args=[self.pk])
 
 
-CITATIONS_SHOWN = 300  # per work and direction: the survey's 269 references fit
 SUGGESTIONS = 8  # works suggested while a search is typed
+
+
+def has_cost_model() -> Q:
+    """A work has a cost model when a model cites it or its technique does (the works facet and
+    the filter's one definition)."""
+    return Q(Exists(CostModel.objects.filter(works=OuterRef("pk")))) | Q(
+        Exists(CostModel.objects.filter(technique__works=OuterRef("pk")))
+    )
+
+
+def has_demo() -> Q:
+    """A work has a demo when a technique that cites it has one."""
+    return Q(Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug="")))
 
 
 class WorkQuerySet(models.QuerySet):
@@ -142,17 +156,8 @@ class WorkQuerySet(models.QuerySet):
             .values_list("year", "entry_type")
             .annotate(
                 n=Count("pk"),
-                has_cost_model=Count(
-                    "pk",
-                    filter=Q(Exists(CostModel.objects.filter(works=OuterRef("pk"))))
-                    | Q(Exists(CostModel.objects.filter(technique__works=OuterRef("pk")))),
-                ),
-                has_demo=Count(
-                    "pk",
-                    filter=Q(
-                        Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug=""))
-                    ),
-                ),
+                has_cost_model=Count("pk", filter=has_cost_model()),
+                has_demo=Count("pk", filter=has_demo()),
             )
         )
         years: dict[int | None, int] = {}
@@ -304,7 +309,7 @@ class Work(models.Model):
         return f"{self.key}: {self.title[:80]}"
 
     def get_absolute_url(self) -> str:
-        return reverse("work-detail", args=[self.key])
+        return reverse("works:work-detail", args=[self.key])
 
     def set_record_fields(self, record) -> None:
         for name in WORK_FIELDS:
@@ -332,20 +337,24 @@ class Work(models.Model):
     # indexes (a sliced prefetch would number every edge with a window function first).
     @cached_property
     def cites_shown(self) -> list[Citation]:
-        return list(Citation.objects.filter(citing=self).select_related("cited")[:CITATIONS_SHOWN])
+        return list(
+            Citation.objects.filter(citing=self).select_related("cited")[: settings.CITATIONS_SHOWN]
+        )
 
     @cached_property
     def cited_by_shown(self) -> list[Citation]:
-        return list(Citation.objects.filter(cited=self).select_related("citing")[:CITATIONS_SHOWN])
+        return list(
+            Citation.objects.filter(cited=self).select_related("citing")[: settings.CITATIONS_SHOWN]
+        )
 
     @cached_property
     def citation_totals(self) -> tuple[int, int]:
         """(cites, cited by) inside the catalogue; a list cut at CITATIONS_SHOWN is counted in
         the database (one query)."""
         cites, cited_by = len(self.cites_shown), len(self.cited_by_shown)
-        if cites >= CITATIONS_SHOWN:
+        if cites >= settings.CITATIONS_SHOWN:
             cites = Citation.objects.filter(citing=self).count()
-        if cited_by >= CITATIONS_SHOWN:
+        if cited_by >= settings.CITATIONS_SHOWN:
             cited_by = Citation.objects.filter(cited=self).count()
         return cites, cited_by
 
@@ -420,13 +429,7 @@ class CategoryQuerySet(models.QuerySet):
         rows = list(self.values_list("pk", "parent_id", "code"))
         parent_of = {pk: parent_id for pk, parent_id, _ in rows}
         code_of = {pk: code for pk, _, code in rows}
-        roots = {}
-        for pk in parent_of:
-            root = pk
-            while parent_of[root] is not None:
-                root = parent_of[root]
-            roots[pk] = code_of[root]
-        return roots
+        return {pk: code_of[tree.root_of(parent_of, pk)] for pk in parent_of}
 
     def level_counts(self) -> list[Category]:
         """Top-level categories with `work_count` (see tree_with_counts)."""
@@ -440,9 +443,10 @@ def _subtree_work_counts(nodes: list[Category], works: models.QuerySet | None) -
     works, this beats both one COUNT(DISTINCT) per node and a grouped join over a closure table,
     which SQLite plans as a nested loop (bench/browse_bench.py).
     """
+    children = tree.children_of({node.pk: node.parent_id for node in nodes})
     ancestors_of: dict[int, list[int]] = {}
     for node in nodes:
-        for descendant in _subtree_pks(node):
+        for descendant in tree.subtree(children, node.pk):
             ancestors_of.setdefault(descendant, []).append(node.pk)
     pairs = Assignment.objects.order_by()
     if works is not None:
@@ -452,15 +456,6 @@ def _subtree_work_counts(nodes: list[Category], works: models.QuerySet | None) -
         for ancestor in ancestors_of.get(category_id, ()):
             works_under[ancestor].add(work_id)
     return {pk: len(work_ids) for pk, work_ids in works_under.items()}
-
-
-def _subtree_pks(node: Category) -> list[int]:
-    pks, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        pks.append(current.pk)
-        stack.extend(current.child_nodes)
-    return pks
 
 
 class Category(models.Model):
@@ -502,22 +497,10 @@ class Category(models.Model):
 
     def subtree_codes(self) -> list[str]:
         """Codes of this category and all its descendants (one query for the whole tree)."""
-        children_of: dict[int | None, list[tuple[int, str]]] = {}
-        for pk, code, parent_id in Category.objects.values_list("pk", "code", "parent_id"):
-            children_of.setdefault(parent_id, []).append((pk, code))
-        codes, stack = [self.code], [self.pk]
-        while stack:
-            for pk, code in children_of.get(stack.pop(), []):
-                codes.append(code)
-                stack.append(pk)
-        return codes
-
-    @property
-    def level(self) -> Category:
-        node = self
-        while node.parent is not None:
-            node = node.parent
-        return node
+        rows = Category.objects.values_list("pk", "code", "parent_id")
+        code_of = {pk: code for pk, code, _ in rows}
+        children = tree.children_of({pk: parent_id for pk, _, parent_id in rows})
+        return [code_of[pk] for pk in tree.subtree(children, self.pk)]
 
 
 class Assignment(models.Model):

@@ -1,5 +1,9 @@
 """A cache of whole responses for anonymous readers, keyed by the catalogue's version.
 
+A view says that its answers may be kept with `@cached_for_anonymous` (a function view or a view
+class); the middleware looks up the view the path resolves to, so a new page is cached only
+when its author says so.
+
 Measured under load (bench/load_bench.py), a page costs 100-400 ms of CPU to build and the machine
 has two cores: without this, 20 readers saturate it. Every catalogue write changes the version
 (signals, plus explicit bumps after bulk writes), so a cached page is never stale. Curators,
@@ -14,41 +18,43 @@ import hashlib
 from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.urls import Resolver404, resolve
 
 from catalogue.graph import graph_version
 from explorer.throttling import AnonThrottle
 
-CACHEABLE_PREFIXES = (
-    "/works/",
-    "/categories/",
-    "/authors/",
-    "/numbers/",
-    "/costs/",
-    "/techniques/",
-    "/graph/",
-    "/snowball/",
-    "/data-quality/",
-    "/api/works/",
-    "/api/categories/",
-    "/api/authors/",
-    "/api/citations/",
-    "/api/techniques/",
-    "/api/cost-models/",
-    "/api/costs/",
-    "/api/graph/",
-    "/api/snowball/",
-    "/api/data-quality/",
-    "/api/export/",
-)
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Retry-After")
 CACHE_SECONDS = 60 * 60
 MAX_CACHED_BYTES = 2 * 1024 * 1024
 
 
+CACHE_MARK = "cached_for_anonymous"
+
+
+def cached_for_anonymous[View](view: View) -> View:
+    """Marks a view (function or class) whose GET answers the response cache may keep.
+
+    Only for views whose answer depends on nothing but the catalogue (the cache key's version),
+    the URL, the Accept and X-Fragment headers, the host and the scheme.
+    """
+    setattr(view, CACHE_MARK, True)
+    return view
+
+
+def view_is_cached(request: HttpRequest) -> bool:
+    try:
+        func = resolve(request.path_info).func
+    except Resolver404:
+        return False
+    # A class's as_view() keeps the class on the function: Django's view_class, DRF's cls.
+    view = getattr(func, "view_class", None) or getattr(func, "cls", None) or func
+    return getattr(view, CACHE_MARK, False)
+
+
 def is_cacheable(request: HttpRequest) -> bool:
     if request.method != "GET" or not settings.RESPONSE_CACHE:
         return False
-    if request.path != "/" and not request.path.startswith(CACHEABLE_PREFIXES):
+    if not view_is_cached(request):
         return False
     return not request.user.is_authenticated
 

@@ -1,9 +1,9 @@
+from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Window
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 
-MAX_PAGE_SIZE = 500
 MAX_PAGE_NUMBER = 2**40  # page * page_size must fit an SQL OFFSET (beyond: the counted path)
 
 
@@ -19,17 +19,23 @@ class WorkPagination(PageNumberPagination):
 
     page_size = 50
     page_size_query_param = "page_size"
-    max_page_size = MAX_PAGE_SIZE
+
+    @property
+    def max_page_size(self) -> int:
+        return settings.MAX_PAGE_SIZE
 
     def get_page_size(self, request):
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:
             return self.page_size
-        if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE_SIZE:
-            raise ValidationError(
-                {"page_size": f"must be a whole number between 1 and {MAX_PAGE_SIZE} (got {raw!r})"}
-            )
+        if not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size:
+            raise ValidationError({"page_size": page_size_message(raw)})
         return int(raw)
+
+
+def page_size_message(raw: str) -> str:
+    """The one message for a bad ?page_size=, on the works page and in the API."""
+    return f"must be a whole number between 1 and {settings.MAX_PAGE_SIZE} (got {raw!r})"
 
 
 class CountInPagePagination(WorkPagination):

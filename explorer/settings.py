@@ -9,6 +9,8 @@ with defaults that are safe for local development:
 - DATABASE_URL: e.g. postgres://postgres@127.0.0.1:5432/explorer (default: db.sqlite3 in the repo).
 - DEMO_MAX_CONCURRENT: how many demo runs may execute at once on this machine (default 2).
 - CACHE_URL: redis://host:port/db for a cache shared by several workers (default: in-process).
+- The limits that bound each request's work (README "Settings"): MAX_PAGE_SIZE, MAX_EXPORT,
+  CITATIONS_SHOWN, GRAPH_MAX_SHOWN, DEMO_CPU_SECONDS, DEMO_MEMORY_BYTES, DEMO_WALL_SECONDS.
 """
 
 import os
@@ -34,6 +36,34 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return default
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_int(name: str, default: int, minimum: int = 1) -> int:
+    """A whole number of at least `minimum`; a clear error at start-up otherwise."""
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = int(value.replace("_", ""))
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number (got {value!r}).") from None
+    if number < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum} (got {number}).")
+    return number
+
+
+def env_float(name: str, default: float, minimum: float = 0.0) -> float:
+    """A finite number above `minimum`; a clear error at start-up otherwise."""
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number (got {value!r}).") from None
+    if not minimum < number < float("inf"):
+        raise ImproperlyConfigured(f"{name} must be greater than {minimum:g} (got {value}).")
+    return number
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -246,7 +276,15 @@ else:
 # RESPONSE_CACHE=false measures the uncached cost of every request (bench/).
 RESPONSE_CACHE = env_bool("RESPONSE_CACHE", True)
 
-DEMO_MAX_CONCURRENT = int(os.environ.get("DEMO_MAX_CONCURRENT", "2"))
+# Limits: every request's work is bounded (README "Settings").
+MAX_PAGE_SIZE = env_int("MAX_PAGE_SIZE", 500)  # works per page, on the works page and the API
+MAX_EXPORT = env_int("MAX_EXPORT", 5_000)  # works per export file (BibTeX, CSV, RIS, CSL-JSON)
+CITATIONS_SHOWN = env_int("CITATIONS_SHOWN", 300)  # edges per work and direction (survey: 269)
+GRAPH_MAX_SHOWN = env_int("GRAPH_MAX_SHOWN", 450)  # nodes on /graph/ (the best ranked beyond)
+DEMO_MAX_CONCURRENT = env_int("DEMO_MAX_CONCURRENT", 2)  # demo runs at once on this machine
+DEMO_CPU_SECONDS = env_float("DEMO_CPU_SECONDS", 10)  # CPU time of one demo run (kernel limit)
+DEMO_MEMORY_BYTES = env_int("DEMO_MEMORY_BYTES", 1_500_000_000)  # its address space
+DEMO_WALL_SECONDS = env_float("DEMO_WALL_SECONDS", 15)  # its wall-clock time
 
 LOGGING = {
     "version": 1,

@@ -23,16 +23,16 @@ from rest_framework.views import APIView
 
 from catalogue.costs import FormulaError
 from catalogue.models import CostModel
+from explorer.costs import params
 from explorer.costs import plots as cost_plots
-from explorer.costs.plots import CostFormula, ParameterError, Query, query_value, read_number
+from explorer.costs.params import SCALES, EvaluateForm
 from explorer.costs.presets import PRESETS, SIZE_HELP
-from explorer.costs.views import cost_formula, cost_formulas
-
-SWEEP_PARAMETERS = ("sweep", "from", "to", "points", "scale")
-DEFAULT_SWEEP_POINTS = 50
-SCALES = ("log", "linear")
+from explorer.costs.records import CostFormula, ParameterError, cost_formula, cost_formulas
+from explorer.links import link
+from explorer.middleware import cached_for_anonymous
 
 
+@cached_for_anonymous
 class ReadOnlyCostView(APIView):
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]
@@ -42,26 +42,10 @@ class ReadOnlyCostView(APIView):
 # /api/cost-models/<id>/evaluate/ --------------------------------------------------------------
 
 
-def evaluation(formula: CostFormula, query: Query) -> dict:
-    """The evaluate endpoint's document (pure). ParameterError names the parameter at fault;
+def evaluation(formula: CostFormula, form: EvaluateForm) -> dict:
+    """The evaluate endpoint's document from a valid form (pure but for the form's values);
     FormulaError comes from the formula itself."""
-    variables = {v["name"]: v for v in formula.variables}
-    allowed = set(variables) | set(SWEEP_PARAMETERS) | {"format"}
-    for name in query:
-        if name not in allowed:
-            known = ", ".join(variables) or "none"
-            message = f"unknown parameter {name} (this model's variables: {known})"
-            raise ParameterError(message, name)
-    swept = query_value(query, "sweep")
-    values = {}
-    for name, variable in variables.items():
-        if name == swept:
-            if query_value(query, name) is not None:
-                raise ParameterError(f"{name} is swept: give from and to, not {name}", name)
-            continue
-        values[name] = read_number(
-            query, name, variable["min"], variable["max"], variable["default"]
-        )
+    values, data = form.values(), form.cleaned_data
     document = {
         "id": formula.id,
         "label": formula.label,
@@ -72,40 +56,17 @@ def evaluation(formula: CostFormula, query: Query) -> dict:
         "asymptotic": formula.asymptotic,
         "unit": formula.unit,
     }
+    swept = data["sweep"]
     if swept is None:
-        for name in SWEEP_PARAMETERS[1:]:
-            if query_value(query, name) is not None:
-                raise ParameterError(f"{name} needs sweep=<variable>", name)
         value = formula.parsed.evaluate(values)
         return document | {"value": _number(value), "variables": _numbers(values)}
-    sweep, x = _sweep(query, swept, variables)
+    spacing = np.geomspace if data["scale"] == "log" else np.linspace
+    x = spacing(data["from"], data["to"], data["points"])
     y = formula.parsed.evaluate(values | {swept: x})
     series = {"x": [_number(v) for v in x], "y": [_number(v) for v in np.broadcast_to(y, x.shape)]}
+    sweep = {"variable": swept, "from": _number(data["from"]), "to": _number(data["to"])}
+    sweep |= {"points": data["points"], "scale": data["scale"]}
     return document | {"variables": _numbers(values), "sweep": sweep, "series": series}
-
-
-def _sweep(query: Query, name: str, variables: dict) -> tuple[dict, np.ndarray]:
-    if name not in variables:
-        known = ", ".join(variables) or "none"
-        message = f"sweep must be one of this model's variables: {known} (got {name!r})"
-        raise ParameterError(message, "sweep")
-    low, high = variables[name]["min"], variables[name]["max"]
-    scale = query_value(query, "scale") or "log"
-    if scale not in SCALES:
-        raise ParameterError(f"scale must be log or linear (got {scale!r})", "scale")
-    start = read_number(query, "from", low, high, low)
-    stop = read_number(query, "to", low, high, high)
-    points = read_number(query, "points", 2, cost_plots.MAX_POINTS, DEFAULT_SWEEP_POINTS, True)
-    if start >= stop:
-        message = f"from must be less than to (got from={start:g}, to={stop:g})"
-        raise ParameterError(message, "from")
-    if scale == "log" and start <= 0:
-        message = f"from must be greater than 0 on a log scale (got {start:g})"
-        raise ParameterError(message, "from")
-    spacing = np.geomspace if scale == "log" else np.linspace
-    x = spacing(start, stop, int(points))
-    sweep = {"variable": name, "from": _number(start), "to": _number(stop)}
-    return sweep | {"points": int(points), "scale": scale}, x
 
 
 def _number(value) -> int | float:
@@ -173,10 +134,11 @@ class EvaluateView(ReadOnlyCostView):
     def get(self, request, pk: int):
         model = get_object_or_404(CostModel.objects.select_related("technique"), pk=pk)
         formula = cost_formula(model, with_works=False)
+        form = EvaluateForm(request.query_params, formula)
+        if not form.is_valid():
+            raise ValidationError(form.messages())
         try:
-            return Response(evaluation(formula, dict(request.query_params.lists())))
-        except ParameterError as error:
-            raise ValidationError({error.parameter or "parameters": [str(error)]}) from None
+            return Response(evaluation(formula, form))
         except FormulaError as error:
             raise ValidationError({"formula": [str(error)]}) from None
 
@@ -200,7 +162,7 @@ def plot_parameters() -> list[OpenApiParameter]:
     return [
         *layer,
         OpenApiParameter(
-            "sweep", str, enum=list(cost_plots.SWEEPS), description="parallelism: size to sweep"
+            "sweep", str, enum=list(params.SWEEPS), description="parallelism: size to sweep"
         ),
         OpenApiParameter("from", int, description="parallelism: first value of the sweep"),
         OpenApiParameter("to", int, description="parallelism: last value of the sweep"),
@@ -216,7 +178,7 @@ def plot_parameters() -> list[OpenApiParameter]:
         OpenApiParameter("p_max", int, description="brent: largest p (default 64·W/D)"),
         *(
             OpenApiParameter(name, float, description=f"allreduce: {name}")
-            for name in cost_plots.ALLREDUCE_PARAMETERS
+            for name in params.ALLREDUCE_PARAMETERS
         ),
     ]
 
@@ -238,9 +200,9 @@ class PlotView(ReadOnlyCostView):
             raise NotFound(f"no plot {name!r} (plots: {', '.join(cost_plots.PLOT_NAMES)})")
         query = dict(request.query_params.lists())
         try:
-            cost_plots.check_known(query, cost_plots.PAGE_PARAMETERS | {"format"})
+            params.check_known(query, params.PAGE_PARAMETERS | {"format"})
             result = cost_plots.build_plot(name, cost_formulas(), query)
         except (ParameterError, FormulaError) as error:
             raise ValidationError({"errors": [str(error)]}) from None
-        page = "/costs/" + (f"?{request.GET.urlencode()}" if request.GET else "")
+        page = link("costs:costs", query=request.GET.urlencode())
         return Response(result | {"html_url": request.build_absolute_uri(page)})

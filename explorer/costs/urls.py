@@ -4,6 +4,8 @@ from django.urls import path
 
 from explorer.costs import api, views
 
+app_name = "costs"
+
 urlpatterns = [
     path("costs/", views.costs_page, name="costs"),
     path("techniques/", views.technique_list, name="techniques"),

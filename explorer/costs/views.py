@@ -9,9 +9,13 @@ from django.shortcuts import render
 
 from catalogue.costs import FormulaError
 from catalogue.models import Category, CostModel, Technique, Work
+from explorer.costs import params
 from explorer.costs import plots as cost_plots
-from explorer.costs.plots import CostFormula, ParameterError
+from explorer.costs.numbers import format_number
 from explorer.costs.presets import DEFAULT_PRESET, FC, FC_SIZES, PRESETS, SIZE_BOUNDS, SIZE_HELP
+from explorer.costs.records import CostFormula, ParameterError, cost_formulas, operators
+from explorer.links import link
+from explorer.middleware import cached_for_anonymous
 
 PLOT_TITLES = {
     "wd-plane": "(a) The W-D plane",
@@ -20,39 +24,6 @@ PLOT_TITLES = {
     "allreduce-p": "(d) Allreduce against the number of machines P",
     "allreduce-m": "(d) Allreduce against the vector size m",
 }
-
-
-def cost_formulas() -> list[CostFormula]:
-    """Every cost model as a plain record, with its works and its technique's: three queries."""
-    only_keys = Work.objects.only("key", "survey_ref").order_by("survey_ref", "key")
-    models = CostModel.objects.select_related("technique").prefetch_related(
-        Prefetch("works", queryset=only_keys),
-        Prefetch("technique__works", queryset=only_keys),
-    )
-    return [cost_formula(model) for model in models]
-
-
-def cost_formula(model: CostModel, with_works: bool = True) -> CostFormula:
-    works = []
-    if with_works:
-        works = [w.key for w in model.technique.works.all()] + [w.key for w in model.works.all()]
-    return CostFormula(
-        id=model.pk,
-        technique=model.technique.slug,
-        technique_name=model.technique.name,
-        quantity=model.quantity,
-        eval=model.eval,
-        label=model.label,
-        formula=model.formula,
-        variables=tuple(v for v in model.variables if isinstance(v, dict)),
-        status=model.status,
-        status_label=model.get_status_display(),
-        status_note=model.status_note,
-        section=model.section,
-        unit=model.unit,
-        asymptotic=model.asymptotic,
-        works=tuple(dict.fromkeys(works)),
-    )
 
 
 def build_plots(formulas: list[CostFormula], query) -> tuple[dict[str, dict], list[str]]:
@@ -67,11 +38,12 @@ def build_plots(formulas: list[CostFormula], query) -> tuple[dict[str, dict], li
     return plots, errors
 
 
+@cached_for_anonymous
 def costs_page(request):
     query = dict(request.GET.lists())
     formulas = cost_formulas()
     try:
-        cost_plots.check_known(query, cost_plots.PAGE_PARAMETERS)
+        params.check_known(query, params.PAGE_PARAMETERS)
     except ParameterError as error:
         plots, errors = {}, [str(error)]
     else:
@@ -92,7 +64,7 @@ def _plot_context(name: str, result: dict, request) -> dict:
         "title": PLOT_TITLES[name],
         "result": result,
         "script_id": f"figure-{name}",
-        "api_url": f"/api/costs/plots/{name}/" + (f"?{query}" if query else ""),
+        "api_url": link("costs:api-cost-plot", name, query=query),
         "rows": [_point_row(point) for point in result["data"].get("points", [])],
         "crossovers": None,
     }
@@ -106,7 +78,7 @@ def _plot_context(name: str, result: dict, request) -> dict:
 
 
 def _point_row(point: dict) -> dict:
-    number = cost_plots.format_number
+    number = format_number
     work, depth = point["work_formula"], point["depth_formula"]
     return {
         "label": point["label"],
@@ -127,7 +99,7 @@ def _point_row(point: dict) -> dict:
 def _form_context(query, formulas: list[CostFormula]) -> dict:
     """What the form shows: the values given (empty otherwise) and the effective ones."""
     try:
-        preset, layer = cost_plots.layer_from_query(query)
+        preset, layer = params.layer_from_query(query)
     except ParameterError:
         preset = PRESETS.get(_given(query, "preset"), PRESETS[DEFAULT_PRESET])
         layer = preset.layer
@@ -143,7 +115,7 @@ def _form_context(query, formulas: list[CostFormula]) -> dict:
         }
         for name, (low, high) in SIZE_BOUNDS.items()
     ]
-    available = [op for op in cost_plots.operators(formulas) if op.applies_to(layer.kind)]
+    available = [op for op in operators(formulas) if op.applies_to(layer.kind)]
     chosen_ops = set(query.get("ops", []))
     allreduce = cost_plots.allreduce_formulas(formulas)
     return {
@@ -154,7 +126,7 @@ def _form_context(query, formulas: list[CostFormula]) -> dict:
         "derived": {"H_out": layer.H_out, "W_out": layer.W_out} if layer.kind != FC else {},
         "sweeps": [
             {"name": name, "help": help_text}
-            for name, (_, _, help_text) in cost_plots.SWEEPS.items()
+            for name, (_, _, help_text) in params.SWEEPS.items()
             if layer.kind != FC or name in FC_SIZES
         ],
         "sweep": _given(query, "sweep") or "N",
@@ -168,7 +140,7 @@ def _form_context(query, formulas: list[CostFormula]) -> dict:
         "p_max": _given(query, "p_max"),
         "allreduce": [
             _allreduce_field(name, allreduce, query)
-            for name in cost_plots.ALLREDUCE_PARAMETERS
+            for name in params.ALLREDUCE_PARAMETERS
             if allreduce
         ],
     }
@@ -176,9 +148,9 @@ def _form_context(query, formulas: list[CostFormula]) -> dict:
 
 def _allreduce_field(name: str, formulas: list[CostFormula], query) -> dict:
     variable = name.split("_")[0] if name.endswith(("_min", "_max")) else name
-    low, high, default = cost_plots.common_bounds(formulas, variable)
+    low, high, default = params.common_bounds(formulas, variable)
     if name.endswith(("_min", "_max")):
-        start, stop = cost_plots.ALLREDUCE_RANGES[variable]
+        start, stop = params.ALLREDUCE_RANGES[variable]
         default = max(start, low) if name.endswith("_min") else min(stop, high)
     meaning = next(
         (v.get("meaning", "") for f in formulas for v in f.variables if v["name"] == variable), ""
@@ -204,6 +176,7 @@ def _given(query, name: str) -> str:
 # /techniques/ ---------------------------------------------------------------------------------
 
 
+@cached_for_anonymous
 def technique_list(request):
     """Techniques grouped by top-level category; five queries whatever the catalogue's size."""
     roots = list(Category.objects.top_level())

@@ -3,18 +3,16 @@ rate-limited and cached)."""
 
 from __future__ import annotations
 
-from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from explorer.demos import DEMOS
-from explorer.demos.base import DemoError, ParamError, schema
-from explorer.demos.runner import DemoBusy, DemoLimitExceeded
-from explorer.models import DemoResult
+from explorer.demos.base import schema
+from explorer.demos.service import demo_or_404, run_or_error
 from explorer.throttling import DemoRunThrottle
 
 
@@ -41,39 +39,6 @@ class DemoSchemaSerializer(serializers.Serializer):
     summary = serializers.CharField()
     look_for = serializers.CharField()
     params = DemoParamSerializer(many=True)
-
-
-def demo_or_404(slug: str):
-    if slug not in DEMOS:
-        raise Http404(f"No demo {slug!r} (known: {', '.join(DEMOS)}).")
-    return DEMOS[slug]
-
-
-def run_response(result: DemoResult, cached: bool) -> dict:
-    return {
-        "slug": result.slug,
-        "version": result.version,
-        "params": result.params,
-        "cached": cached,
-        "elapsed_s": result.elapsed_s,
-        "result": result.result,
-    }
-
-
-def run_or_error(slug: str, raw_params: dict) -> tuple[dict, int, dict]:
-    """(body, HTTP status, extra headers) for one run request; shared by the API and the page."""
-    try:
-        result, cached = DemoResult.objects.run(slug, raw_params)
-    except ParamError as error:
-        return {"error": str(error)}, status.HTTP_400_BAD_REQUEST, {}
-    except DemoBusy as error:
-        headers = {"Retry-After": str(error.retry_after)}
-        return {"error": str(error)}, status.HTTP_429_TOO_MANY_REQUESTS, headers
-    except DemoLimitExceeded as error:
-        return {"error": str(error)}, status.HTTP_422_UNPROCESSABLE_ENTITY, {}
-    except DemoError as error:
-        return {"error": str(error)}, status.HTTP_500_INTERNAL_SERVER_ERROR, {}
-    return run_response(result, cached), status.HTTP_200_OK, {}
 
 
 class DemoListView(APIView):

@@ -4,6 +4,8 @@ from django.urls import path
 
 from explorer.demos import api, views
 
+app_name = "demos"
+
 urlpatterns = [
     path("demos/", views.demo_list, name="demo-list"),
     path("demos/<slug:slug>/", views.demo_detail, name="demo-detail"),

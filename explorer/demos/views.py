@@ -11,8 +11,8 @@ from django.shortcuts import render
 
 from catalogue.models import Technique, Work
 from explorer.demos import DEMOS
-from explorer.demos.api import demo_or_404, run_or_error
 from explorer.demos.base import LEVELS, schema
+from explorer.demos.service import demo_or_404, run_or_error
 
 LEVEL_TITLES = {
     "operators": "Concurrency in operators (§5)",

@@ -2,7 +2,7 @@
 replay, a work's co-citation and coupling neighbours, and the data-quality figures.
 
 Anonymous read only. Query parameters are those of the pages (shared forms in
-explorer/graph/views.py); unknown parameters and values are refused with 400 and a message.
+explorer/graph/query.py); unknown parameters and values are refused with 400 and a message.
 
 `?format=` is this API's own parameter here (json|graphml|gexf|csv), not DRF's renderer switch:
 `QueryFormatIgnored` keeps DRF from reading it, and the view writes each format itself.
@@ -26,21 +26,20 @@ from rest_framework.views import APIView
 
 from catalogue import graph as citation_graph
 from catalogue.models import Citation, Work
-from explorer.graph.views import (
+from explorer.graph.documents import (
     CAVEAT,
-    GraphForm,
     GraphSelection,
-    SnowballForm,
     Taxonomy,
     ego_message,
     node_payload,
-    parse_query,
     quality_report,
     run_snowball,
     select_graph,
     snowball_document,
     title_text,
 )
+from explorer.graph.query import GraphForm, SnowballForm, parse_query
+from explorer.middleware import cached_for_anonymous
 
 GRAPH_FORMATS = {
     "json": "application/json",
@@ -58,6 +57,7 @@ class QueryFormatIgnored(DefaultContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
+@cached_for_anonymous
 class ReadOnlyGraphView(APIView):
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]
@@ -169,8 +169,8 @@ def export_graph(selection: GraphSelection, provenances: frozenset[str] | None) 
     )
     for key, attrs in shown.nodes(data=True):
         graph.add_node(key, **node_payload(selection, key, attrs))
-    # Only the shown works' edges (at most MAX_SHOWN works), looked up by work id along the
-    # foreign-key indexes: not every row of a large catalogue (at 100,000 works: 3.5 -> 0.3 s).
+    # Only the shown works' edges (at most GRAPH_MAX_SHOWN works), looked up by work id along
+    # the foreign-key indexes: not every row of a large catalogue (at 100,000 works: 3.5 -> 0.3 s).
     ids = list(Work.objects.filter(key__in=list(shown)).values_list("pk", flat=True))
     rows = (
         Citation.objects.filter(citing_id__in=ids, cited_id__in=ids)

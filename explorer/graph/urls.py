@@ -4,6 +4,8 @@ from django.urls import path
 
 from explorer.graph import api, views
 
+app_name = "graph"
+
 urlpatterns = [
     path("graph/", views.graph_page, name="graph"),
     path("snowball/", views.snowball_page, name="snowball"),

@@ -78,7 +78,7 @@ def reader_note(text: str) -> SafeString:
     """A note in the reader's words, as HTML: each source key (S1, S2...) and the facts record
     link to their explanation on /sources/."""
     html = str(escape(reader_wording(text or "")))
-    sources = reverse("sources")
+    sources = reverse("works:sources")
 
     def link(match: re.Match) -> str:
         number = match.group(1)

@@ -12,7 +12,9 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from catalogue.bibtex import display_text
+from catalogue.constants import KEY_REGEX
 from catalogue.models import Author, Category, Citation, CostModel, Provenance, Technique, Work
+from explorer.middleware import cached_for_anonymous
 from explorer.pagination import CountInPagePagination
 from explorer.works import serializers
 from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter
@@ -32,13 +34,14 @@ class StrictFilterMixin:
             )
 
 
+@cached_for_anonymous
 @extend_schema_view(
     list=extend_schema(summary="Works, filtered like the /works/ page"),
     retrieve=extend_schema(summary="One work, by BibTeX key, with its citations in and out"),
 )
 class WorkViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "key"
-    lookup_value_regex = r"[A-Za-z0-9][A-Za-z0-9_.:-]*"
+    lookup_value_regex = KEY_REGEX
     filterset_class = WorkFilter
     pagination_class = CountInPagePagination
 
@@ -61,6 +64,7 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
         return self.get_paginated_response(serializers.work_rows(page, request))
 
 
+@cached_for_anonymous
 class CategoryViewSet(viewsets.GenericViewSet):
     """The taxonomy as a tree; each node's `slug` works as ?level= or ?category= on /api/works/."""
 
@@ -74,11 +78,13 @@ class CategoryViewSet(viewsets.GenericViewSet):
         return Response(serializers.CategoryNodeSerializer(roots, many=True).data)
 
 
+@cached_for_anonymous
 class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = serializers.AuthorSerializer
     queryset = Author.objects.annotate(work_count=Count("authorships")).order_by("name")
 
 
+@cached_for_anonymous
 @extend_schema_view(
     list=extend_schema(
         summary="Citation edges with their provenance and evidence",
@@ -117,6 +123,7 @@ class CitationViewSet(StrictFilterMixin, viewsets.ModelViewSet):
         return citations
 
 
+@cached_for_anonymous
 class TechniqueViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
     serializer_class = serializers.TechniqueSerializer
@@ -132,6 +139,7 @@ class TechniqueViewSet(viewsets.ReadOnlyModelViewSet):
     )
 
 
+@cached_for_anonymous
 class CostModelViewSet(
     mixins.CreateModelMixin,
     mixins.UpdateModelMixin,

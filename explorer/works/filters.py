@@ -15,10 +15,10 @@ from catalogue.constants import ENTRY_TYPE_WORDS
 from catalogue.models import (
     Assignment,
     Category,
-    CostModel,
     Evidence,
-    Technique,
     Work,
+    has_cost_model,
+    has_demo,
 )
 
 MAX_QUERY_LENGTH = 200
@@ -225,15 +225,13 @@ class WorkFilter(django_filters.FilterSet):
     def filter_has_cost_model(self, queryset: QuerySet, name: str, value: bool | None) -> QuerySet:
         if value is None:
             return queryset
-        linked = Exists(CostModel.objects.filter(works=OuterRef("pk"))) | Exists(
-            CostModel.objects.filter(technique__works=OuterRef("pk"))
-        )
+        linked = has_cost_model()
         return queryset.filter(linked if value else ~linked)
 
     def filter_has_demo(self, queryset: QuerySet, name: str, value: bool | None) -> QuerySet:
         if value is None:
             return queryset
-        linked = Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug=""))
+        linked = has_demo()
         return queryset.filter(linked if value else ~linked)
 
     def filter_ordering(self, queryset: QuerySet, name: str, value: str) -> QuerySet:

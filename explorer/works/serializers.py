@@ -23,7 +23,9 @@ class WorkListSerializer(serializers.ModelSerializer):
     title_bibtex = serializers.CharField(source="title")
     authors = serializers.SerializerMethodField()
     categories = AssignmentField(source="assignments", many=True)
-    api_url = serializers.HyperlinkedIdentityField(view_name="api-work-detail", lookup_field="key")
+    api_url = serializers.HyperlinkedIdentityField(
+        view_name="works:api-work-detail", lookup_field="key"
+    )
     html_url = serializers.SerializerMethodField()
 
     class Meta:
@@ -77,8 +79,8 @@ def work_rows(works: list[dict], request) -> list[dict]:
     ids = [work["pk"] for work in works]
     authors = Work.objects.author_names_of(ids)
     categories = Work.objects.assignments_of(ids)
-    api_base = request.build_absolute_uri(reverse("api-work-list"))
-    html_base = request.build_absolute_uri(reverse("work-list"))
+    api_base = request.build_absolute_uri(reverse("works:api-work-list"))
+    html_base = request.build_absolute_uri(reverse("works:work-list"))
     return [
         {
             "key": work["key"],
@@ -171,7 +173,7 @@ class WorkDetailSerializer(WorkListSerializer):
         return self._citations_url("cited", work)
 
     def _citations_url(self, side: str, work: Work) -> str:
-        url = self.context["request"].build_absolute_uri(reverse("api-citation-list"))
+        url = self.context["request"].build_absolute_uri(reverse("works:api-citation-list"))
         return f"{url}?{side}={work.key}"
 
 

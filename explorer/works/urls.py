@@ -15,6 +15,8 @@ router.register("citations", api.CitationViewSet, basename="api-citation")
 router.register("techniques", api.TechniqueViewSet, basename="api-technique")
 router.register("cost-models", api.CostModelViewSet, basename="api-cost-model")
 
+app_name = "works"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("works/", views.work_list, name="work-list"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from django.conf import settings
 from django.core.paginator import EmptyPage
 from django.db.models import Count
 from django.http import Http404
@@ -11,8 +12,9 @@ from django.shortcuts import get_object_or_404, render
 
 from catalogue import bibtex
 from catalogue.models import Assignment, Author, Category, Citation, Provenance, Work
-from explorer.pagination import MAX_PAGE_SIZE, counted_paginator
-from explorer.works import exports, plots
+from explorer.middleware import cached_for_anonymous
+from explorer.pagination import counted_paginator, page_size_message
+from explorer.works import plots
 from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter
 
 DEFAULT_PAGE_SIZE = 50
@@ -20,6 +22,7 @@ HOME_LIST_LIMIT = 300
 SURVEYED_WORKS_CLAIMED = 240  # FACTS.md §4, source S1: "the survey reviews 240 papers"
 
 
+@cached_for_anonymous
 def home(request):
     # The whole survey fits (270 works); a larger catalogue lists its first works and links on.
     works = list(Work.objects.for_list()[:HOME_LIST_LIMIT])
@@ -34,6 +37,7 @@ def home(request):
     return render(request, "works/home.html", context)
 
 
+@cached_for_anonymous
 def work_list(request):
     works_filter = WorkFilter(request.GET or None, queryset=Work.objects.for_list())
     if works_filter.is_bound and not works_filter.is_valid():
@@ -60,7 +64,7 @@ def work_list(request):
         "category_tree": Category.objects.tree_with_counts(works),
         "query_string": _without(request, "page"),
         "export_query": _without(request, "page", "page_size", "ordering"),
-        "max_export": exports.MAX_EXPORT,
+        "max_export": settings.MAX_EXPORT,
     }
     template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
     return render(request, template, context)
@@ -77,14 +81,13 @@ def _mark_matches(works, text: str) -> None:
 
 def _page_size(request) -> int | None:
     raw = request.GET.get("page_size", str(DEFAULT_PAGE_SIZE))
-    if raw.isdigit() and 1 <= int(raw) <= MAX_PAGE_SIZE:
+    if raw.isdigit() and 1 <= int(raw) <= settings.MAX_PAGE_SIZE:
         return int(raw)
     return None
 
 
 def _page_size_message(request) -> str:
-    raw = request.GET.get("page_size")
-    return f"must be a whole number between 1 and {MAX_PAGE_SIZE} (got {raw!r})"
+    return page_size_message(request.GET.get("page_size"))
 
 
 def _page(works, page_size: int, number: str, count: int):
@@ -108,6 +111,7 @@ def _wants_fragment(request) -> bool:
     return request.headers.get("X-Fragment") == "results"
 
 
+@cached_for_anonymous
 def work_detail(request, key: str):
     work = get_object_or_404(
         Work.objects.for_list().prefetch_related("techniques__cost_models"),
@@ -125,18 +129,21 @@ def work_detail(request, key: str):
     return render(request, "works/work_detail.html", context)
 
 
+@cached_for_anonymous
 def category_list(request):
     return render(
         request, "works/category_list.html", {"roots": Category.objects.tree_with_counts()}
     )
 
 
+@cached_for_anonymous
 def author_detail(request, pk: int):
     author = get_object_or_404(Author, pk=pk)
     works = Work.objects.for_list().filter(authorships__author=author)
     return render(request, "works/author_detail.html", {"author": author, "works": works})
 
 
+@cached_for_anonymous
 def numbers(request):
     """The survey's counts, reproduced where the data has them, and said unknown where not."""
     levels = Category.objects.level_counts()
@@ -161,6 +168,7 @@ def numbers(request):
     return render(request, "works/numbers.html", context)
 
 
+@cached_for_anonymous
 def suggest(request):
     """Works suggested while a search is typed (an htmx fragment); the box's arrow keys pick one
     (static/js/suggest.js). The JSON twin is /api/suggest/."""
@@ -176,6 +184,7 @@ def suggest(request):
     return render(request, "works/_suggestions.html", context)
 
 
+@cached_for_anonymous
 def sources(request):
     """Where the catalogue's facts come from, in the reader's words: the page every "S1" and
     "the facts record" on the other pages links to."""

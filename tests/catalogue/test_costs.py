@@ -10,8 +10,6 @@ from hypothesis import strategies as st
 from catalogue.costs import (
     MAX_TEXT_LENGTH,
     FormulaError,
-    average_parallelism,
-    brent_bounds,
     evaluate,
     parse,
     validate,
@@ -307,40 +305,3 @@ def test_it_raises_only_formula_errors_for_any_text(text: str, values: dict) -> 
 @given(text=token_soups, values=value_sets)
 def test_it_raises_only_formula_errors_for_soups_of_grammar_tokens(text: str, values: dict) -> None:
     parse_and_evaluate(text, values)
-
-
-# Work-Depth helpers ------------------------------------------------------------------------------
-
-
-def test_it_computes_average_parallelism_as_work_over_depth() -> None:
-    assert average_parallelism(1000, 10) == 100.0
-    assert isinstance(average_parallelism(1000, 10), float)
-    np.testing.assert_array_equal(average_parallelism(np.array([10.0, 20.0]), 5), [2.0, 4.0])
-
-
-def test_it_bounds_run_time_by_brents_theorem() -> None:
-    assert brent_bounds(1000, 10, 8) == (125.0, 135.0)  # work-bound: W/p dominates
-    assert brent_bounds(1000, 10, 200) == (10.0, 15.0)  # depth-bound: D dominates
-    assert brent_bounds(1000, 10, 1) == (1000.0, 1010.0)  # T_1 = W, within the bound
-
-
-def test_it_computes_brent_bounds_on_arrays() -> None:
-    lower, upper = brent_bounds(1000.0, 10.0, np.array([1.0, 8.0, 200.0]))
-    np.testing.assert_array_equal(lower, [1000.0, 125.0, 10.0])
-    np.testing.assert_array_equal(upper, [1010.0, 135.0, 15.0])
-
-
-@pytest.mark.parametrize(
-    ("work", "depth", "p", "message"),
-    [
-        (100, 0, 1, "depth must be a finite number greater than 0"),
-        (-1, 1, 1, "work must be a finite number at least 0"),
-        (100, 1, 0.5, "p must be a finite number at least 1"),
-        (float("inf"), 1, 1, "work must be a finite number"),
-    ],
-)
-def test_it_refuses_impossible_work_depth_arguments(
-    work: float, depth: float, p: float, message: str
-) -> None:
-    with pytest.raises(ValueError, match=message):
-        brent_bounds(work, depth, p)

@@ -10,9 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalogue.costs import FormulaError
+from explorer.costs import params
 from explorer.costs import plots as cost_plots
-from explorer.costs.plots import CostFormula, ParameterError, build_plot, crossovers, operators
+from explorer.costs.plots import build_plot, crossovers
 from explorer.costs.presets import PRESETS, Layer
+from explorer.costs.records import CostFormula, ParameterError, operators
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -151,12 +153,12 @@ def test_it_gives_each_preset_the_output_size_and_source_of_its_paper(slug, h_ou
 )
 def test_it_refuses_bad_layer_parameters_with_a_message(values, message):
     with pytest.raises(ParameterError) as caught:
-        cost_plots.layer_from_query(query(**values))
+        params.layer_from_query(query(**values))
     assert message in str(caught.value)
 
 
 def test_it_takes_empty_fields_as_the_presets_values():
-    preset, layer = cost_plots.layer_from_query(query(preset="vgg16-conv3", N="", K="5"))
+    preset, layer = params.layer_from_query(query(preset="vgg16-conv3", N="", K="5"))
     assert layer == PRESETS["vgg16-conv3"].layer.with_sizes(K=5)
 
 
@@ -187,7 +189,7 @@ def test_it_refuses_bad_plot_parameters_with_a_message(name, values, message):
 
 def test_it_refuses_unknown_parameters_by_name():
     with pytest.raises(ParameterError, match="unknown parameter colour, size"):
-        cost_plots.check_known(query(size=1, colour=2, N=3), cost_plots.PAGE_PARAMETERS)
+        params.check_known(query(size=1, colour=2, N=3), params.PAGE_PARAMETERS)
 
 
 # Crossovers ------------------------------------------------------------------------------------
@@ -316,7 +318,7 @@ def test_it_bounds_the_run_time_between_brents_curves():
 @given(
     name=st.sampled_from(cost_plots.PLOT_NAMES),
     values=st.dictionaries(
-        st.sampled_from(sorted(cost_plots.PAGE_PARAMETERS)),
+        st.sampled_from(sorted(params.PAGE_PARAMETERS)),
         st.one_of(
             st.integers(-10, 100000).map(str),
             st.floats(allow_nan=True, allow_infinity=True).map(str),

@@ -4,8 +4,8 @@ import pytest
 
 from catalogue.models import Technique
 from explorer.demos import DEMOS
+from explorer.demos.models import DemoResult
 from explorer.demos.runner import DemoBusy, DemoLimitExceeded
-from explorer.models import DemoResult
 
 PIPELINE = "pipeline-bubble"
 

@@ -58,3 +58,62 @@ def test_it_can_be_switched_off(client, settings):
     make_work("first2017", title="First title")
     client.get("/works/first2017/")
     assert "X-Cache" not in client.get("/works/first2017/")
+
+
+CACHED_PATHS = [
+    "/",
+    "/works/",
+    "/works/smith2017deep/",
+    "/categories/",
+    "/authors/1/",
+    "/numbers/",
+    "/costs/",
+    "/techniques/",
+    "/graph/",
+    "/snowball/",
+    "/data-quality/",
+    "/api/works/",
+    "/api/works/smith2017deep/",
+    "/api/works/smith2017deep/related/",
+    "/api/categories/",
+    "/api/authors/",
+    "/api/authors/1/",
+    "/api/citations/",
+    "/api/techniques/",
+    "/api/techniques/allreduce/",
+    "/api/cost-models/",
+    "/api/cost-models/1/",
+    "/api/cost-models/1/evaluate/",
+    "/api/costs/plots/wd-plane/",
+    "/api/graph/",
+    "/api/snowball/",
+    "/api/data-quality/",
+    "/api/export/",
+]
+UNCACHED_PATHS = [
+    "/demos/",
+    "/demos/allreduce/",
+    "/api/demos/",
+    "/api/demos/allreduce/",
+    "/api/demos/allreduce/run/",
+    "/api/",
+    "/api/schema/",
+    "/api/docs/",
+    "/admin/",
+    "/admin/catalogue/work/",
+    "/no-such-page/",
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "cached"),
+    [(path, True) for path in CACHED_PATHS] + [(path, False) for path in UNCACHED_PATHS],
+)
+def test_it_caches_exactly_the_catalogue_pages_and_their_json(rf, path, cached):
+    from django.contrib.auth.models import AnonymousUser
+
+    from explorer.middleware import is_cacheable
+
+    request = rf.get(path)
+    request.user = AnonymousUser()
+    assert is_cacheable(request) is cached

@@ -8,7 +8,7 @@ import networkx as nx
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 
-from explorer.graph.views import CAVEAT, COLLECTION_CAVEAT
+from explorer.graph.documents import CAVEAT, COLLECTION_CAVEAT
 from tests.helpers import clear_caches, make_assignment, make_category, make_citation, make_work
 
 SURVEY = "bennun2018demystifying"

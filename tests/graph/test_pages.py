@@ -10,7 +10,7 @@ import pytest
 
 from catalogue.bibtex import display_text
 from catalogue.models import Work
-from explorer.graph.views import CAVEAT, title_text
+from explorer.graph.documents import CAVEAT, title_text
 from tests.helpers import clear_caches, make_assignment, make_category, make_citation, make_work
 
 SURVEY = "bennun2018demystifying"

@@ -108,9 +108,9 @@ def test_it_returns_one_work_with_its_citations_and_bibtex(client, small_catalog
 
 
 def test_it_cuts_long_citation_lists_and_says_how_many_there_are(
-    client, small_catalogue, monkeypatch, django_assert_num_queries
+    client, small_catalogue, settings, django_assert_num_queries
 ):
-    monkeypatch.setattr("catalogue.models.CITATIONS_SHOWN", 2)
+    settings.CITATIONS_SHOWN = 2
     hogwild = small_catalogue["hogwild"]
     for index in range(2):
         make_citation(make_work(f"later{index}", survey_ref=300 + index), hogwild)
@@ -344,8 +344,8 @@ def test_it_exports_the_current_filter(client, small_catalogue, export_format, m
     assert "recht2011hogwild" not in body and "HOGWILD" not in body
 
 
-def test_it_refuses_an_export_larger_than_its_bound(client, small_catalogue, monkeypatch):
-    monkeypatch.setattr("explorer.works.exports.MAX_EXPORT", 1)
+def test_it_refuses_an_export_larger_than_its_bound(client, small_catalogue, settings):
+    settings.MAX_EXPORT = 1
     response = client.get("/api/export/?format=csv")
     assert response.status_code == 400
     assert response.json()["detail"].startswith(

@@ -1,0 +1,121 @@
+"""Django form fields for query-string parameters, shared by the pages and their JSON twins.
+
+A query parameter may be given several times (?N=1&N=2) or empty (?N=, a blank form field): the
+fields here see every value, count an empty one as not given, and refuse a repeated one. Their
+messages name the parameter and what it allows, e.g. "N must be between 1 and 1024 (got 0)".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from django import forms
+
+
+class EveryValue(forms.Widget):
+    """Reads every non-empty value of a parameter, so that a field can refuse repetition."""
+
+    def value_from_datadict(self, data, files, name) -> list[str]:
+        values = data.getlist(name) if hasattr(data, "getlist") else data.get(name, [])
+        if isinstance(values, str):
+            values = [values]
+        return [value.strip() for value in values if value.strip()]
+
+    def value_omitted_from_data(self, data, files, name) -> bool:
+        return name not in data
+
+
+def plain_number(value: object) -> str:
+    """A number as people write it: 3, not 3.0; the raw text when it is text."""
+    if isinstance(value, str):
+        return value
+    value = float(value)
+    return f"{value:g}" if not value.is_integer() or abs(value) >= 1e16 else str(int(value))
+
+
+def bounds_message(name: str, low: float, high: float, got: object) -> str:
+    return f"{name} must be between {low:g} and {high:g} (got {plain_number(got)})"
+
+
+class QueryParameter(forms.Field):
+    """One query parameter: its single value, or `default` when it is not given."""
+
+    widget = EveryValue
+
+    def __init__(self, name: str, default: object = None, **kwargs) -> None:
+        super().__init__(required=False, **kwargs)
+        self.name, self.default = name, default
+
+    def to_python(self, values: list[str]) -> object:
+        if not values:
+            return self.default
+        if len(values) > 1:
+            raise forms.ValidationError(f"{self.name} is given {len(values)} times; give it once")
+        return self.read(values[0])
+
+    def read(self, raw: str) -> object:
+        return raw
+
+
+class NumberParameter(QueryParameter):
+    """A finite number in [low, high] (a whole one when `whole`)."""
+
+    def __init__(self, name: str, low: float, high: float, whole: bool = False, **kwargs) -> None:
+        super().__init__(name, **kwargs)
+        self.low, self.high, self.whole = low, high, whole
+
+    def read(self, raw: str) -> float | int:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or (self.whole and not value.is_integer()):
+            kind = "a whole number" if self.whole else "a number"
+            raise forms.ValidationError(
+                f"{self.name} must be {kind} between {self.low:g} and {self.high:g} (got {raw!r})"
+            )
+        if not self.low <= value <= self.high:
+            raise forms.ValidationError(bounds_message(self.name, self.low, self.high, raw))
+        return int(value) if self.whole else value
+
+
+class ChoiceParameter(QueryParameter):
+    """One of `choices`; `message` says what is allowed (the value given is added)."""
+
+    def __init__(self, name: str, choices: Iterable[str], message: str, **kwargs) -> None:
+        super().__init__(name, **kwargs)
+        self.choices, self.message = list(choices), message
+
+    def read(self, raw: str) -> str:
+        if raw not in self.choices:
+            raise forms.ValidationError(f"{self.message} (got {raw!r})")
+        return raw
+
+
+class QueryForm(forms.Form):
+    """A form over a query string that also refuses parameters it does not know; its errors are
+    keyed by parameter, as the API answers them ({parameter: [message]})."""
+
+    def unknown_message(self, name: str) -> str:
+        return f"unknown parameter {name} (allowed: {', '.join(sorted(self.fields))})"
+
+    ignored: frozenset[str] = frozenset()  # parameters that are not the form's (e.g. format)
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        for name in self.data:
+            if name not in self.fields and name not in self.ignored:
+                self._errors.setdefault(name, self.error_class()).append(self.unknown_message(name))
+                self.cleaned_data.pop(name, None)
+
+    def messages(self) -> dict[str, list[str]]:
+        """{parameter: [message]}, the API's 400 answer."""
+        return {
+            name: [error["message"] for error in errors]
+            for name, errors in self.errors.get_json_data().items()
+        }
+
+    def given(self, name: str) -> bool:
+        """Whether the query gives `name` a non-empty value."""
+        return bool(EveryValue().value_from_datadict(self.data, self.files, name))

@@ -1,0 +1,285 @@
+"""The graph pages' data, built once and shown twice: a page renders these dictionaries, its JSON
+twin (api.py) answers with them. Pure but for the taxonomy's one query and the cached graph.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import networkx as nx
+from django.conf import settings
+from django.urls import reverse
+
+from catalogue import bibtex, tree
+from catalogue import graph as citation_graph
+from catalogue.graph import CatalogueGraph, Snowball
+from catalogue.models import Category
+from explorer.graph.query import Query
+from explorer.palette import NO_LEVEL_COLOUR, level_colours
+
+CAVEAT = (
+    'Citation coverage is partial: a missing edge does not mean "does not cite". '
+    "Edges come only from evidence (a citing paper's bibliography, a reference-list note, a "
+    "citation index record or a curator); none are guessed."
+)
+COLLECTION_CAVEAT = (
+    "How the survey collected its literature is not documented beyond one secondary source's "
+    'remark that it "tracks back recursively" (to 1984); its seed papers, keywords and inclusion '
+    "criteria are unknown. This replay runs the method on the catalogue's own, partial graph."
+)
+# BibTeX text that only protective braces keep from being plain (most titles).
+PLAIN_BIBTEX = re.compile(r"[\w\s{}:;,.?!()/+'-]*")
+LABELLED = 10  # nodes named on the drawing itself (the others on hover)
+LABEL_POSITIONS = ["top center", "bottom center", "middle right", "middle left"]
+
+
+def title_text(value: str) -> str:
+    """`bibtex.display_text`, without its LaTeX parser for text that only has braces: the
+    parser costs milliseconds a title, and a graph page shows hundreds."""
+    if PLAIN_BIBTEX.fullmatch(value) and "--" not in value:
+        return " ".join(value.replace("{", "").replace("}", "").split())
+    return bibtex.display_text(value)
+
+
+@dataclass
+class Taxonomy:
+    names: dict[str, str]
+    parent: dict[str, str | None]
+    order: list[str]
+    sections: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls) -> Taxonomy:
+        rows = Category.objects.order_by("order", "code").values_list(
+            "code", "name", "parent__code", "section"
+        )
+        return cls(
+            names={code: name for code, name, _, _ in rows},
+            parent={code: parent for code, _, parent, _ in rows},
+            order=[code for code, _, _, _ in rows],
+            sections={code: section for code, _, _, section in rows},
+        )
+
+    def label(self, code: str) -> str:
+        """ "§6.3 Pipelining": the name with its section number, as the paper numbers it."""
+        section = self.sections.get(code)
+        return f"§{section} {self.names[code]}" if section else self.names[code]
+
+    def in_tree_order(self) -> list[tuple[str, int]]:
+        """(code, depth), each parent followed by its children: a table of contents."""
+        children: dict[str | None, list[str]] = {}
+        for code in self.order:
+            children.setdefault(self.parent[code], []).append(code)
+        ordered: list[tuple[str, int]] = []
+        stack = [(code, 0) for code in reversed(children.get(None, []))]
+        while stack:
+            code, depth = stack.pop()
+            ordered.append((code, depth))
+            stack.extend((child, depth + 1) for child in reversed(children.get(code, [])))
+        return ordered
+
+    @property
+    def levels(self) -> list[str]:
+        return [code for code in self.order if self.parent[code] is None]
+
+    def level_of(self, code: str) -> str:
+        return tree.root_of(self.parent, code)
+
+    def colours(self) -> dict[str, str]:
+        return level_colours(self.levels)
+
+
+@dataclass
+class GraphSelection:
+    """The works and edges a graph page or export shows, with their measures."""
+
+    catalogue: CatalogueGraph
+    taxonomy: Taxonomy
+    shown: nx.DiGraph
+    total_matching: int
+    in_degree: dict[str, int]
+    out_degree: dict[str, int]
+    pagerank: dict[str, float]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total_matching > len(self.shown)
+
+
+def select_graph(query: Query, catalogue: CatalogueGraph, taxonomy: Taxonomy) -> GraphSelection:
+    """The subgraph for a valid graph query; raises UnknownWorks for an unknown ego key."""
+    data, provenances = query.data, query.provenances()
+    view = catalogue.view(include_survey=data["survey"], provenances=provenances)
+    # Measures count edges among references: the survey cites every work once.
+    measured = catalogue.view(include_survey=False, provenances=provenances)
+    ranks = catalogue.pagerank(include_survey=False, provenances=provenances)
+    keep = query.matching_keys()
+    nodes = list(view) if keep is None else [n for n in view if n in keep]
+    if key := data.get("ego"):
+        if key not in view:
+            raise citation_graph.UnknownWorks([key])
+        around = citation_graph.ego(view, key, data["depth"], data["direction"])
+        nodes = [n for n in nodes if n in around and n != key] + [key]
+    total = len(nodes)
+    if total > settings.GRAPH_MAX_SHOWN:
+        nodes = sorted(nodes, key=lambda n: -ranks.get(n, 0.0))[: settings.GRAPH_MAX_SHOWN]
+    shown = view.subgraph(nodes)
+    in_degree = {n: (measured.in_degree(n) if n in measured else 0) for n in shown}
+    out_degree = {n: (measured.out_degree(n) if n in measured else 0) for n in shown}
+    return GraphSelection(catalogue, taxonomy, shown, total, in_degree, out_degree, ranks)
+
+
+def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
+    taxonomy = selection.taxonomy
+    codes = attrs.get("categories", ())
+    levels = list(dict.fromkeys(taxonomy.level_of(c) for c in codes if c in taxonomy.parent))
+    return {
+        "key": key,
+        "title": title_text(attrs.get("title", "")),
+        "year": attrs.get("year"),
+        "survey_ref": attrs.get("survey_ref"),
+        "level": levels[0] if levels else "",
+        "levels": levels,
+        "categories": [taxonomy.names.get(c, c) for c in codes],
+        "in_degree": selection.in_degree.get(key, 0),
+        "out_degree": selection.out_degree.get(key, 0),
+        "pagerank": round(selection.pagerank.get(key, 0.0), 4),
+        "url": reverse("works:work-detail", args=[key]),
+    }
+
+
+def labelled(nodes: list[dict], size: str, centre: str) -> list[str]:
+    """The keys of the nodes drawn with a label: the largest by the size measure (then the
+    most cited), and the centre of an ego view."""
+    measure = "pagerank" if size == "pagerank" else "in_degree"
+    ranked = sorted(nodes, key=lambda n: (-n[measure], -n["in_degree"], n["key"]))
+    keys = [n["key"] for n in ranked[:LABELLED] if n[measure] > 0]
+    return [centre, *keys] if centre and centre not in keys else keys
+
+
+def short_title(title: str, length: int = 28) -> str:
+    """A title cut at a word boundary, for a label on the drawing."""
+    title = title.split(":")[0] if 8 <= len(title.split(":")[0]) <= length else title
+    if len(title) <= length:
+        return title
+    return title[:length].rsplit(" ", 1)[0].rstrip(",;-") + "…"
+
+
+def graph_page_data(selection: GraphSelection, size: str, centre: str = "") -> dict:
+    positions = selection.catalogue.layout(selection.shown)
+    nodes = [
+        {
+            **node_payload(selection, key, attrs),
+            "x": positions[key][0],
+            "y": positions[key][1],
+            "centre": key == centre,
+        }
+        for key, attrs in selection.shown.nodes(data=True)
+    ]
+    nodes_by_key = {node["key"]: node for node in nodes}
+    for rank, key in enumerate(labelled(nodes, size, centre)):
+        nodes_by_key[key]["label"] = short_title(nodes_by_key[key]["title"])
+        # Around the marker in turn: the most cited works sit close together in the middle.
+        nodes_by_key[key]["label_position"] = LABEL_POSITIONS[rank % len(LABEL_POSITIONS)]
+    index = {node["key"]: i for i, node in enumerate(nodes)}
+    edges = [
+        [index[citing], index[cited], provs[0]]
+        for citing, cited, provs in selection.shown.edges(data="provenances")
+    ]
+    colours = selection.taxonomy.colours()
+    levels = [
+        {"code": code, "name": selection.taxonomy.names[code], "colour": colours[code]}
+        for code in selection.taxonomy.levels
+    ]
+    levels.append({"code": "", "name": "no category", "colour": NO_LEVEL_COLOUR})
+    return {"nodes": nodes, "edges": edges, "levels": levels, "size": size}
+
+
+def ego_message(error: citation_graph.UnknownWorks, catalogue: CatalogueGraph) -> str:
+    [key] = error.keys
+    if catalogue.graph.nodes.get(key, {}).get("survey"):
+        return f"ego: {key!r} is the survey, hidden by default; add survey=1 to centre on it"
+    return f"ego: no work with key {key!r}"
+
+
+def top_works(selection: GraphSelection, limit: int = 15) -> list[dict]:
+    ranked = sorted(selection.shown, key=lambda n: (-selection.in_degree.get(n, 0), n))[:limit]
+    return [node_payload(selection, key, selection.shown.nodes[key]) for key in ranked]
+
+
+def default_seeds(view: nx.DiGraph) -> list[str]:
+    return sorted(node for node, seminal in view.nodes(data="seminal") if seminal)
+
+
+def run_snowball(query: Query, view: nx.DiGraph) -> Snowball:
+    """The replay for a valid snowball query; raises UnknownWorks naming unknown seeds."""
+    data = query.data
+    keep = query.matching_keys()
+    return citation_graph.snowball(
+        view,
+        data["seeds"] or default_seeds(view),
+        direction=data["direction"],
+        rounds=data["rounds"],
+        keywords=data["keywords"],
+        include=keep.__contains__ if keep is not None else None,
+    )
+
+
+def snowball_document(result: Snowball, view: nx.DiGraph, query: Query) -> dict:
+    """The replay as JSON: the API's answer and the page's export."""
+    provenances = query.provenances()
+    return {
+        "seeds": result.seeds,
+        "direction": result.direction,
+        "rounds_requested": query.data["rounds"],
+        "keywords": result.keywords,
+        "inclusion_filter": query.facet_values(),
+        "provenance": sorted(provenances) if provenances else None,
+        "catalogue_works": result.total,
+        "collected": len(result.collected),
+        "coverage": round(result.rounds[-1].coverage, 4),
+        "saturated_at_round": result.saturated_at,
+        "rounds": [
+            {
+                "round": r.number,
+                "new": len(r.new),
+                "excluded": r.excluded,
+                "collected": r.collected,
+                "coverage": round(r.coverage, 4),
+                "works": [
+                    {
+                        "key": key,
+                        "title": title_text(view.nodes[key].get("title", "")),
+                        "year": view.nodes[key].get("year"),
+                        "reached_via": [step.as_dict() for step in steps],
+                    }
+                    for key, steps in r.new.items()
+                ],
+            }
+            for r in result.rounds
+        ],
+        "caveat": CAVEAT,
+        "method_caveat": COLLECTION_CAVEAT,
+    }
+
+
+def quality_report(catalogue: CatalogueGraph) -> dict:
+    graph = catalogue.graph
+    view = catalogue.view()
+    isolated = citation_graph.isolated_references(graph)
+    isolated.sort(key=lambda k: (graph.nodes[k].get("survey_ref") or 0, k))
+    return {
+        "coverage": catalogue.coverage().as_dict(),
+        "works_without_edges": [
+            {
+                "key": key,
+                "title": title_text(graph.nodes[key].get("title", "")),
+                "year": graph.nodes[key].get("year"),
+                "survey_ref": graph.nodes[key].get("survey_ref"),
+            }
+            for key in isolated
+        ],
+        "component_sizes": [len(c) for c in citation_graph.components(view) if len(c) > 1],
+        "caveat": CAVEAT,
+    }
