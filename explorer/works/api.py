@@ -174,6 +174,7 @@ class SuggestView(StrictFilterMixin, generics.GenericAPIView):
     @extend_schema(
         summary="Works whose text holds every word of q, the last one possibly unfinished",
         parameters=[OpenApiParameter("q", str, description="What has been typed so far.")],
+        responses=SuggestSerializer(many=True),
     )
     def get(self, request):
         self.check_parameters(request)
