@@ -104,8 +104,15 @@ class BibtexUploadForm(forms.Form):
 
 @admin.register(Work)
 class WorkAdmin(admin.ModelAdmin):
-    list_display = ["key", "short_title", "year", "venue", "survey_ref", "authors_truncated"]
-    list_filter = [LevelFilter, "assignments__category", EvidenceFilter, "year", "entry_type"]
+    list_display = ["key", "short_title", "year", "venue", "era", "survey_ref", "authors_truncated"]
+    list_filter = [
+        "era",
+        LevelFilter,
+        "assignments__category",
+        EvidenceFilter,
+        "year",
+        "entry_type",
+    ]
     search_fields = ["key", "title", "authorships__author__name", "venue", "arxiv_id", "doi"]
     ordering = ["survey_ref"]
     inlines = [AuthorshipInline, AssignmentInline, CitationsOutInline, CitationsInInline]
@@ -116,6 +123,15 @@ class WorkAdmin(admin.ModelAdmin):
         (
             "Venue",
             {"fields": ["journal", "booktitle", "venue", "volume", "number", "pages", "publisher"]},
+        ),
+        (
+            "Era and source",
+            {
+                "fields": ["era", "source_url", "field_sources"],
+                "description": "A work after the survey needs the URL of the page its metadata "
+                "was read from; its categories use the evidence level 'curated after the survey' "
+                "with the reason (what it extends) in the source note.",
+            },
         ),
         ("Identifiers", {"fields": ["survey_ref", "arxiv_id", "doi", "url"]}),
         ("Text", {"fields": ["abstract", "note", "extra_fields"]}),
@@ -182,7 +198,7 @@ class AuthorAdmin(admin.ModelAdmin):
 
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
-    list_display = ["code", "name", "section", "parent", "order", "status"]
+    list_display = ["code", "name", "section", "extends", "parent", "order", "status"]
     list_filter = ["parent", "status"]
     search_fields = ["code", "name", "section"]
     autocomplete_fields = ["parent"]

@@ -31,7 +31,11 @@ MAX_FIELD_LENGTHS = {
     "doi": 200,
     "url": 500,
     "arxiv_id": 40,
+    "source_url": 500,
 }
+# A work after the survey says so (era = {after}) and where its metadata was read (sourceurl).
+ERAS = ("survey", "after")
+SOURCE_URL_PATTERN = re.compile(r"^https?://[^\s{}]+$")
 # Authors are split on "and" at brace depth zero; "others" is BibTeX for "et al.".
 AND_SPLIT = re.compile(r"\s+and\s+", re.IGNORECASE)
 
@@ -62,6 +66,8 @@ class WorkRecord:
     abstract: str = ""
     arxiv_id: str = ""
     survey_ref: int | None = None
+    era: str = "survey"
+    source_url: str = ""
     extra_fields: dict[str, str] = field(default_factory=dict)
     line: int | None = None
 
@@ -124,6 +130,7 @@ def record_from_entry(entry: Entry) -> WorkRecord:
         setattr(record, name, values.pop(name, ""))
     record.arxiv_id = _parse_arxiv(values)
     record.survey_ref = _parse_survey_ref(values.pop("surveyref", ""))
+    record.era, record.source_url = _parse_era(values, record.survey_ref)
     record.extra_fields = values
     record.line = entry.start_line + 1
     _check_lengths(record)
@@ -155,6 +162,22 @@ def _parse_survey_ref(text: str) -> int | None:
     if not text.isdigit() or int(text) < 1:
         raise BibtexError(f"surveyref {text!r} is not a positive reference number")
     return int(text)
+
+
+def _parse_era(values: dict[str, str], survey_ref: int | None) -> tuple[str, str]:
+    """(era, source URL): an entry without `era` is in the survey, as every entry was before."""
+    era = values.pop("era", "survey").strip().lower()
+    source_url = values.pop("sourceurl", "").strip()
+    if era not in ERAS:
+        raise BibtexError(f"era {era!r} is not one of: {', '.join(ERAS)}")
+    if source_url and not SOURCE_URL_PATTERN.match(source_url):
+        raise BibtexError(f"sourceurl {source_url!r} is not an http(s) URL")
+    if era == "after":
+        if not source_url:
+            raise BibtexError("a work after the survey (era = {after}) needs a sourceurl")
+        if survey_ref is not None:
+            raise BibtexError("a work after the survey cannot have a surveyref")
+    return era, source_url
 
 
 def _check_lengths(record: WorkRecord) -> None:
@@ -209,6 +232,10 @@ def entry_from_record(record: WorkRecord) -> Entry:
         fields += [Field("eprint", record.arxiv_id), Field("archiveprefix", "arXiv")]
     if record.survey_ref is not None:
         fields.append(Field("surveyref", str(record.survey_ref)))
+    if record.era != "survey":  # the survey's entries stay as they were
+        fields.append(Field("era", record.era))
+    if record.source_url:
+        fields.append(Field("sourceurl", record.source_url))
     # Sorted: PostgreSQL's jsonb does not keep key order, and exports must be stable.
     fields += [Field(name, value) for name, value in sorted(record.extra_fields.items())]
     return Entry(record.entry_type, record.key, fields)
@@ -230,7 +257,7 @@ def record_from_work(work) -> WorkRecord:
     record = WorkRecord(key=work.key, entry_type=work.entry_type, title=work.title, year=work.year)
     record.authors = work.author_names
     record.authors_truncated = work.authors_truncated
-    for name in [*PLAIN_FIELDS[1:], "arxiv_id", "survey_ref"]:
+    for name in [*PLAIN_FIELDS[1:], "arxiv_id", "survey_ref", "era", "source_url"]:
         setattr(record, name, getattr(work, name))
     record.extra_fields = dict(work.extra_fields)
     return record

@@ -34,6 +34,8 @@ WORK_FIELDS = [
     *PLAIN_FIELDS[1:],
     "arxiv_id",
     "survey_ref",
+    "era",
+    "source_url",
     "extra_fields",
 ]
 

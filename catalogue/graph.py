@@ -44,6 +44,7 @@ CACHE_PREFIX = "citation-graph"
 GENERATION_KEY = f"{CACHE_PREFIX}:generation"
 
 Include = Callable[[str], bool]
+SURVEY_ERA, AFTER_ERA, ALL_ERAS = "survey", "after", "all"
 
 
 class UnknownWorks(ValueError):
@@ -112,16 +113,28 @@ def survey_nodes(graph: nx.DiGraph) -> list[str]:
 
 
 def restrict(
-    graph: nx.DiGraph, *, include_survey: bool = False, provenances: Collection[str] | None = None
+    graph: nx.DiGraph,
+    *,
+    include_survey: bool = False,
+    provenances: Collection[str] | None = None,
+    era: str = ALL_ERAS,
 ) -> nx.DiGraph:
     """A read-only view without the survey node (it cites everything), and/or with only the
-    edges that have a provenance in `provenances`. Works keep their place without edges.
+    edges that have a provenance in `provenances`, and/or with only the works of one `era`
+    (survey: the survey and its bibliography; after: the works after it; all: both). Works
+    keep their place without edges.
 
     A view costs nothing to make (no copy of a million edges); reading it filters as it goes.
     """
-    if include_survey and provenances is None:
+    if include_survey and provenances is None and era == ALL_ERAS:
         return graph
-    surveys = set() if include_survey else set(survey_nodes(graph))
+    hidden = set() if include_survey else set(survey_nodes(graph))
+    if era != ALL_ERAS:
+        hidden |= {
+            node
+            for node, node_era in graph.nodes(data="era", default=SURVEY_ERA)
+            if node_era != era
+        }
     wanted = None if provenances is None else frozenset(provenances)
 
     def keep_edge(citing: str, cited: str) -> bool:
@@ -129,7 +142,7 @@ def restrict(
 
     return nx.subgraph_view(
         graph,
-        filter_node=nx.filters.hide_nodes(surveys) if surveys else nx.filters.no_filter,
+        filter_node=nx.filters.hide_nodes(hidden) if hidden else nx.filters.no_filter,
         filter_edge=keep_edge if wanted is not None else nx.filters.no_filter,
     )
 
@@ -252,6 +265,44 @@ def coverage(graph: nx.DiGraph) -> Coverage:
         references_with_edges=sum(1 for _, d in among.degree() if d),
         citing_references=sum(1 for _, d in among.out_degree() if d),
         cited_references=sum(1 for _, d in among.in_degree() if d),
+        provenances={p: rows[p] for p in sorted(rows, key=provenance_rank)},
+    )
+
+
+@dataclass(frozen=True)
+class AfterCoverage:
+    """How thin the edges of the works after the survey are (read in reference lists only)."""
+
+    works: int
+    citing_works: int
+    edges: int
+    edges_to_survey: int
+    edges_among_after: int
+    survey_works_cited: int
+    provenances: dict[str, int]
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def after_coverage(graph: nx.DiGraph) -> AfterCoverage:
+    era = dict(graph.nodes(data="era", default=SURVEY_ERA))
+    later = [node for node, node_era in era.items() if node_era == AFTER_ERA]
+    edges = [
+        (citing, cited, provs)
+        for citing, cited, provs in graph.edges(data="provenances")
+        if AFTER_ERA in (era[citing], era[cited])
+    ]
+    rows = Counter(p for _, _, provs in edges for p in provs)
+    return AfterCoverage(
+        works=len(later),
+        citing_works=len({citing for citing, _, _ in edges if era[citing] == AFTER_ERA}),
+        edges=len(edges),
+        edges_to_survey=sum(1 for _, cited, _ in edges if era[cited] == SURVEY_ERA),
+        edges_among_after=sum(
+            1 for citing, cited, _ in edges if era[citing] == era[cited] == AFTER_ERA
+        ),
+        survey_works_cited=len({cited for _, cited, _ in edges if era[cited] == SURVEY_ERA}),
         provenances={p: rows[p] for p in sorted(rows, key=provenance_rank)},
     )
 
@@ -502,18 +553,20 @@ def load_graph() -> nx.DiGraph:
         "abstract",
         "year",
         "survey_ref",
+        "era",
         "seminal",
         "seminal_reason",
         "assignments__category__code",
     )
     with gc_paused():
-        for pk, key, title, abstract, year, survey_ref, seminal, reason, code in rows:
+        for pk, key, title, abstract, year, survey_ref, era, seminal, reason, code in rows:
             if pk not in works:
                 attrs = {
                     "title": title,
                     "abstract": abstract,
                     "year": year,
                     "survey_ref": survey_ref,
+                    "era": era,
                     "seminal": seminal,
                     "seminal_reason": reason,
                     "survey": key == SURVEY_KEY,
@@ -574,29 +627,43 @@ class CatalogueGraph:
         return cache.get_or_set(f"{CACHE_PREFIX}:{self.version}:{name}", compute, CACHE_SECONDS)
 
     def view(
-        self, include_survey: bool = False, provenances: Collection[str] | None = None
+        self,
+        include_survey: bool = False,
+        provenances: Collection[str] | None = None,
+        era: str = ALL_ERAS,
     ) -> nx.DiGraph:
         """`restrict`, once per set of options for this object (a request's worth)."""
-        options = (include_survey, None if provenances is None else frozenset(provenances))
+        options = (include_survey, None if provenances is None else frozenset(provenances), era)
         if options not in self._views:
             self._views[options] = restrict(
-                self.graph, include_survey=include_survey, provenances=provenances
+                self.graph, include_survey=include_survey, provenances=provenances, era=era
             )
         return self._views[options]
 
     def coverage(self) -> Coverage:
-        return self.memo("coverage", lambda: coverage(self.graph))
+        """The survey's graph: its works and the edges among them (later works left out)."""
+        return self.memo(
+            "coverage", lambda: coverage(self.view(include_survey=True, era=SURVEY_ERA))
+        )
+
+    def after_coverage(self) -> AfterCoverage:
+        return self.memo("after-coverage", lambda: after_coverage(self.graph))
 
     def pagerank(
-        self, include_survey: bool = False, provenances: Collection[str] | None = None
+        self,
+        include_survey: bool = False,
+        provenances: Collection[str] | None = None,
+        era: str = ALL_ERAS,
     ) -> dict[str, float]:
         edges = "*" if provenances is None else ",".join(sorted(provenances))
-        options = f"{int(include_survey)}:{edges}"
-        return self.memo(f"pagerank:{options}", lambda: self._pagerank(include_survey, provenances))
+        options = f"{int(include_survey)}:{edges}:{era}"
+        return self.memo(
+            f"pagerank:{options}", lambda: self._pagerank(include_survey, provenances, era)
+        )
 
-    def _pagerank(self, include_survey: bool, provenances: Collection[str] | None):
-        if provenances is not None:
-            return pagerank(self.view(include_survey, provenances))
+    def _pagerank(self, include_survey: bool, provenances: Collection[str] | None, era: str):
+        if provenances is not None or era != ALL_ERAS:
+            return pagerank(self.view(include_survey, provenances, era))
         surveys = [] if include_survey else survey_nodes(self.graph)
         return pagerank(self.graph, exclude=surveys)
 

@@ -32,6 +32,18 @@ class Evidence(models.TextChoices):
     CONFIRMED = "confirmed", "confirmed"
     PARTIAL = "partial", "partial evidence"
     TOPIC = "topic-inferred", "topic-inferred"
+    # Not the survey's: our mapping of a later work onto the survey's taxonomy, with a reason.
+    CURATED_AFTER = "curated-after-survey", "curated after the survey"
+
+
+class Era(models.TextChoices):
+    """Whether a work belongs to the survey (the survey and its bibliography) or came after it."""
+
+    SURVEY = "survey", "in the survey"
+    AFTER = "after", "after the survey"
+
+
+ERA_FILTER_VALUES = [*Era.values, "all"]
 
 
 class Provenance(models.TextChoices):
@@ -101,6 +113,21 @@ class WorkQuerySet(models.QuerySet):
         """The survey's bibliography, without the survey itself."""
         return self.filter(survey_ref__isnull=False)
 
+    def in_survey(self) -> WorkQuerySet:
+        """The survey and its bibliography: what every figure of the survey is counted over."""
+        return self.filter(era=Era.SURVEY)
+
+    def after_survey(self) -> WorkQuerySet:
+        return self.filter(era=Era.AFTER)
+
+    def in_era(self, era: str) -> WorkQuerySet:
+        """`survey`, `after` or `all` (no filter); anything else is the caller's 400."""
+        if era == "all":
+            return self
+        if era not in Era.values:
+            raise ValueError(f"era must be one of {', '.join(ERA_FILTER_VALUES)}")
+        return self.filter(era=era)
+
     def author_names_of(self, ids: list[int]) -> dict[int, list[str]]:
         """Work id -> author names in order, for a page of works, in one query."""
         names: dict[int, list[str]] = {}
@@ -119,15 +146,18 @@ class WorkQuerySet(models.QuerySet):
             "category__code",
             "category__name",
             "category__section",
+            "category__extends",
             "evidence",
             "source_note",
         )
-        for work_id, code, name, section, evidence, note in rows.values_list("work_id", *fields):
+        for work_id, *values in rows.values_list("work_id", *fields):
+            code, name, section, extends, evidence, note = values
             assignments.setdefault(work_id, []).append(
                 {
                     "code": code,
                     "name": name,
                     "section": section,
+                    "extends": extends,
                     "evidence": evidence,
                     "source_note": note,
                 }
@@ -283,14 +313,40 @@ class Work(models.Model):
     extra_fields = models.JSONField(
         default=dict, blank=True, help_text="Other BibTeX fields, kept for a faithful export."
     )
+    era = models.CharField(
+        max_length=10,
+        choices=Era.choices,
+        default=Era.SURVEY,
+        help_text="In the survey (the survey and its bibliography) or after it.",
+    )
+    source_url = models.URLField(
+        "source URL",
+        max_length=500,
+        blank=True,
+        help_text="The page this work's metadata was read from; required after the survey.",
+    )
+    field_sources = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Field name -> the URL that field was read from (post-survey works).",
+    )
 
     objects = WorkQuerySet.as_manager()
 
     class Meta:
         ordering = ["survey_ref", "key"]
         # The default list order; without it a large catalogue is sorted on every request.
-        indexes = [models.Index(fields=["survey_ref", "key"], name="work_list_order")]
+        indexes = [
+            models.Index(fields=["survey_ref", "key"], name="work_list_order"),
+            models.Index(fields=["era", "survey_ref", "key"], name="work_era_list_order"),
+        ]
         constraints = [
+            models.CheckConstraint(condition=Q(era__in=Era.values), name="work_era_valid"),
+            # A work after the survey says where its metadata comes from, and is no survey ref.
+            models.CheckConstraint(
+                condition=Q(era=Era.SURVEY) | (~Q(source_url="") & Q(survey_ref__isnull=True)),
+                name="work_after_survey_sourced",
+            ),
             models.UniqueConstraint(fields=["doi"], condition=~Q(doi=""), name="work_unique_doi"),
             models.UniqueConstraint(
                 fields=["arxiv_id"], condition=~Q(arxiv_id=""), name="work_unique_arxiv_id"
@@ -310,6 +366,20 @@ class Work(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("works:work-detail", args=[self.key])
+
+    def clean(self) -> None:
+        if self.era == Era.AFTER:
+            errors = {}
+            if not self.source_url:
+                errors["source_url"] = "A work after the survey needs the URL of its source."
+            if self.survey_ref is not None:
+                errors["survey_ref"] = "A work after the survey has no survey reference number."
+            if errors:
+                raise ValidationError(errors)
+
+    @property
+    def is_after_survey(self) -> bool:
+        return self.era == Era.AFTER
 
     def set_record_fields(self, record) -> None:
         for name in WORK_FIELDS:
@@ -396,6 +466,14 @@ class CategoryQuerySet(models.QuerySet):
         Two queries whatever the size of the tree: the categories, then one grouped
         COUNT(DISTINCT), so that a work in two sub-categories counts once in the parent.
         """
+        nodes, roots = self._tree()
+        counts = _subtree_work_counts(nodes, works)
+        for node in nodes:
+            node.work_count = counts.get(node.pk, 0)
+        return roots
+
+    def _tree(self) -> tuple[list[Category], list[Category]]:
+        """(all nodes, root nodes), each node with its `child_nodes`, from one query."""
         nodes = list(self.order_by("order", "code"))
         by_pk = {node.pk: node for node in nodes}
         for node in nodes:
@@ -403,10 +481,7 @@ class CategoryQuerySet(models.QuerySet):
         for node in nodes:
             if node.parent_id in by_pk:
                 by_pk[node.parent_id].child_nodes.append(node)
-        counts = _subtree_work_counts(nodes, works)
-        for node in nodes:
-            node.work_count = counts.get(node.pk, 0)
-        return [node for node in nodes if node.parent_id not in by_pk]
+        return nodes, [node for node in nodes if node.parent_id not in by_pk]
 
     def in_tree_order(self) -> list[tuple[Category, int]]:
         """(category, depth) in reading order: each parent followed by its children, siblings in
@@ -431,12 +506,24 @@ class CategoryQuerySet(models.QuerySet):
         code_of = {pk: code for pk, _, code in rows}
         return {pk: code_of[tree.root_of(parent_of, pk)] for pk in parent_of}
 
-    def level_counts(self) -> list[Category]:
+    def level_counts(self, works: models.QuerySet | None = None) -> list[Category]:
         """Top-level categories with `work_count` (see tree_with_counts)."""
-        return self.tree_with_counts()
+        return self.tree_with_counts(works)
+
+    def level_counts_by_era(self) -> list[Category]:
+        """Top-level categories with `work_count` (works in the survey: the survey's figure) and
+        `after_count` (works after it), in two queries like tree_with_counts."""
+        nodes, roots = self._tree()
+        counts = _subtree_work_counts(nodes, None, by_era=True)
+        for root in roots:
+            root.work_count = counts[Era.SURVEY].get(root.pk, 0)
+            root.after_count = counts[Era.AFTER].get(root.pk, 0)
+        return roots
 
 
-def _subtree_work_counts(nodes: list[Category], works: models.QuerySet | None) -> dict[int, int]:
+def _subtree_work_counts(
+    nodes: list[Category], works: models.QuerySet | None, by_era: bool = False
+) -> dict:
     """Category pk -> distinct works assigned to it or to any descendant, from one query.
 
     The (category, work) pairs are read once and rolled up the tree here: measured on 100,000
@@ -451,6 +538,17 @@ def _subtree_work_counts(nodes: list[Category], works: models.QuerySet | None) -
     pairs = Assignment.objects.order_by()
     if works is not None:
         pairs = pairs.filter(work__in=works.order_by().values("pk"))
+    if by_era:  # {era: {category pk: count}}, from the same single query
+        under_era: dict[str, dict[int, set[int]]] = {
+            era: {node.pk: set() for node in nodes} for era in Era.values
+        }
+        rows = pairs.values_list("category_id", "work_id", "work__era").iterator(2000)
+        for category_id, work_id, era in rows:
+            for ancestor in ancestors_of.get(category_id, ()):
+                under_era[era][ancestor].add(work_id)
+        return {
+            era: {pk: len(ids) for pk, ids in under.items()} for era, under in under_era.items()
+        }
     works_under: dict[int, set[int]] = {node.pk: set() for node in nodes}
     for category_id, work_id in pairs.values_list("category_id", "work_id").iterator(2000):
         for ancestor in ancestors_of.get(category_id, ()):
@@ -472,6 +570,13 @@ class Category(models.Model):
         default="confirmed",
         help_text="Whether the section number and title are confirmed by a source.",
     )
+    extends = models.CharField(
+        "extends survey section",
+        max_length=30,
+        blank=True,
+        help_text="Set only for a category added after the survey: the survey section it "
+        "extends. Such a category is ours, never the paper's.",
+    )
 
     objects = CategoryQuerySet.as_manager()
 
@@ -485,7 +590,13 @@ class Category(models.Model):
         ]
 
     def __str__(self) -> str:
+        if self.extends:
+            return f"{self.name} (after the survey, extends §{self.extends})"
         return f"§{self.section} {self.name}" if self.section else self.name
+
+    @property
+    def is_extension(self) -> bool:
+        return bool(self.extends)
 
     def clean(self) -> None:
         node, seen = self.parent, {self.pk}
@@ -521,13 +632,38 @@ class Assignment(models.Model):
     def __str__(self) -> str:
         return f"{self.work.key} in {self.category.code} ({self.evidence})"
 
+    def clean(self) -> None:
+        # The survey's own evidence levels belong to its works; ours to the works after it.
+        # In an admin inline the work may be new (no id yet) but is already attached.
+        attached = self.work_id is not None or Assignment.work.is_cached(self)
+        work = self.work if attached else None
+        after = work is not None and work.era == Era.AFTER
+        curated = self.evidence == Evidence.CURATED_AFTER
+        if after and not curated:
+            raise ValidationError(
+                {"evidence": "A work after the survey is mapped with 'curated after the survey'."}
+            )
+        if curated and not after:
+            raise ValidationError(
+                {"evidence": "'Curated after the survey' is only for works after the survey."}
+            )
+        if curated and not self.source_note.strip():
+            raise ValidationError({"source_note": "Give the reason: what the work extends."})
+
 
 class CitationQuerySet(models.QuerySet):
     def with_works(self) -> CitationQuerySet:
         return self.select_related("citing", "cited")
 
     def among_references(self) -> CitationQuerySet:
-        return self.exclude(provenance=Provenance.SURVEY)
+        """Edges among the survey's references (not the survey's own, not later works')."""
+        return self.exclude(provenance=Provenance.SURVEY).filter(
+            citing__era=Era.SURVEY, cited__era=Era.SURVEY
+        )
+
+    def touching_after_survey(self) -> CitationQuerySet:
+        """Edges with a work after the survey at either end."""
+        return self.filter(Q(citing__era=Era.AFTER) | Q(cited__era=Era.AFTER))
 
 
 class Citation(models.Model):

@@ -254,7 +254,7 @@ class SnowballView(ReadOnlyGraphView):
         if query.errors:
             raise ValidationError({"errors": query.errors})
         catalogue = citation_graph.catalogue_graph()
-        view = catalogue.view(provenances=query.provenances())
+        view = catalogue.view(provenances=query.provenances(), era=query.era())
         try:
             result = run_snowball(query, view)
         except citation_graph.UnknownWorks as error:

@@ -110,10 +110,11 @@ class GraphSelection:
 def select_graph(query: Query, catalogue: CatalogueGraph, taxonomy: Taxonomy) -> GraphSelection:
     """The subgraph for a valid graph query; raises UnknownWorks for an unknown ego key."""
     data, provenances = query.data, query.provenances()
-    view = catalogue.view(include_survey=data["survey"], provenances=provenances)
+    era = query.era()
+    view = catalogue.view(include_survey=data["survey"], provenances=provenances, era=era)
     # Measures count edges among references: the survey cites every work once.
-    measured = catalogue.view(include_survey=False, provenances=provenances)
-    ranks = catalogue.pagerank(include_survey=False, provenances=provenances)
+    measured = catalogue.view(include_survey=False, provenances=provenances, era=era)
+    ranks = catalogue.pagerank(include_survey=False, provenances=provenances, era=era)
     keep = query.matching_keys()
     nodes = list(view) if keep is None else [n for n in view if n in keep]
     if key := data.get("ego"):
@@ -139,6 +140,7 @@ def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
         "title": title_text(attrs.get("title", "")),
         "year": attrs.get("year"),
         "survey_ref": attrs.get("survey_ref"),
+        "era": attrs.get("era", citation_graph.SURVEY_ERA),
         "level": levels[0] if levels else "",
         "levels": levels,
         "categories": [taxonomy.names.get(c, c) for c in codes],
@@ -252,6 +254,7 @@ def snowball_document(result: Snowball, view: nx.DiGraph, query: Query) -> dict:
                         "key": key,
                         "title": title_text(view.nodes[key].get("title", "")),
                         "year": view.nodes[key].get("year"),
+                        "era": view.nodes[key].get("era", citation_graph.SURVEY_ERA),
                         "reached_via": [step.as_dict() for step in steps],
                     }
                     for key, steps in r.new.items()
@@ -265,8 +268,9 @@ def snowball_document(result: Snowball, view: nx.DiGraph, query: Query) -> dict:
 
 
 def quality_report(catalogue: CatalogueGraph) -> dict:
-    graph = catalogue.graph
-    view = catalogue.view()
+    # The survey's graph: its references and the edges among them (the later works apart).
+    graph = catalogue.view(include_survey=True, era=citation_graph.SURVEY_ERA)
+    view = catalogue.view(era=citation_graph.SURVEY_ERA)
     isolated = citation_graph.isolated_references(graph)
     isolated.sort(key=lambda k: (graph.nodes[k].get("survey_ref") or 0, k))
     return {
@@ -281,5 +285,6 @@ def quality_report(catalogue: CatalogueGraph) -> dict:
             for key in isolated
         ],
         "component_sizes": [len(c) for c in citation_graph.components(view) if len(c) > 1],
+        "after_survey": catalogue.after_coverage().as_dict(),
         "caveat": CAVEAT,
     }

@@ -13,7 +13,8 @@ from django.http import QueryDict
 
 from catalogue import graph as citation_graph
 from catalogue.models import Provenance, Work
-from explorer.works.filters import WorkFilter
+from explorer.works.filters import DEFAULT_ERA, WorkFilter
+from explorer.works.filters import ERA_CHOICES as ERA_CHOICES  # for the graph pages' era switch
 
 
 class KeyListField(forms.Field):
@@ -133,6 +134,10 @@ class Query:
         if self.facets is None:
             return None
         return set(self.facets.qs.values_list("key", flat=True))
+
+    def era(self) -> str:
+        """The era of the works shown: the one asked for (?era=), else the survey's."""
+        return self.facets.selected_era if self.facets is not None else DEFAULT_ERA
 
     def facet_values(self) -> dict[str, str]:
         return (

@@ -33,6 +33,7 @@ from explorer.graph.documents import (
     top_works,
 )
 from explorer.graph.query import (
+    ERA_CHOICES,
     PROVENANCE_FIELD_CHOICES,
     GraphForm,
     Query,
@@ -111,8 +112,23 @@ def graph_page(request):
         "without_ego": urlencode(urlencode_without(request.GET, "ego")),
         "export_links": export_links(request.GET),
         "api_link": with_query(reverse("graph:api-graph"), urlencode_without(request.GET, "size")),
+        **era_context(query, request.GET, catalogue),
     }
     return render(request, "graph/graph.html", context)
+
+
+FORWARD_EXAMPLE_SEED = "dean2012large"  # cited by two works after the survey (their notes)
+
+
+def era_context(query: Query, data: QueryDict, catalogue: CatalogueGraph) -> dict:
+    """The era shown and what the era switch needs (the other parameters kept)."""
+    others = urlencode(urlencode_without(data, "era"))
+    return {
+        "era": query.era(),
+        "era_choices": ERA_CHOICES,
+        "era_query": f"{others}&" if others else "",
+        "after_coverage": catalogue.after_coverage(),
+    }
 
 
 def export_links(data: QueryDict) -> list[tuple[str, str]]:
@@ -140,7 +156,7 @@ def snowball_page(request):
     if query.errors:
         return bad_request(request, query.errors, reverse("graph:snowball"))
     catalogue = citation_graph.catalogue_graph()
-    view = catalogue.view(provenances=query.provenances())
+    view = catalogue.view(provenances=query.provenances(), era=query.era())
     try:
         result = run_snowball(query, view)
     except citation_graph.UnknownWorks as error:
@@ -180,6 +196,9 @@ def snowball_page(request):
         "api_link": with_query(reverse("graph:api-snowball"), params),
         "method_caveat": COLLECTION_CAVEAT,
         "no_abstracts": not any(abstract for _, abstract in view.nodes(data="abstract")),
+        **era_context(query, request.GET, catalogue),
+        # A survey reference cited by later works, for the "forward into later works" example.
+        "forward_seed": FORWARD_EXAMPLE_SEED,
     }
     return render(request, "graph/snowball.html", context)
 

@@ -17,7 +17,20 @@ from catalogue.models import Author, Category, Citation, CostModel, Provenance, 
 from explorer.middleware import cached_for_anonymous
 from explorer.pagination import CountInPagePagination
 from explorer.works import serializers
-from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter
+from explorer.works.filters import (
+    ERA_CHOICES,
+    MAX_QUERY_LENGTH,
+    WorkFilter,
+    category_tree,
+    era_parameter,
+)
+
+ERA_PARAMETER = OpenApiParameter(
+    "era",
+    str,
+    enum=[value for value, _ in ERA_CHOICES],
+    description="survey (default), after or all: whose works are counted",
+)
 
 
 class StrictFilterMixin:
@@ -51,6 +64,10 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
             works = works.prefetch_related("techniques")
         return works
 
+    def filter_queryset(self, queryset):
+        # One work by its key, whatever its era: the list filters (and their default) are for lists.
+        return queryset if self.action == "retrieve" else super().filter_queryset(queryset)
+
     def get_serializer_class(self):
         if self.action == "retrieve":
             return serializers.WorkDetailSerializer
@@ -72,9 +89,19 @@ class CategoryViewSet(viewsets.GenericViewSet):
     pagination_class = None
     serializer_class = serializers.CategoryNodeSerializer
 
-    @extend_schema(summary="The category tree with distinct work counts per subtree")
+    @extend_schema(
+        summary="The category tree with distinct work counts per subtree",
+        parameters=[ERA_PARAMETER],
+    )
     def list(self, request):
-        roots = Category.objects.tree_with_counts()
+        unknown = sorted(set(request.query_params) - {"era", "format"})
+        if unknown:
+            raise ValidationError({name: "unknown parameter (allowed: era)" for name in unknown})
+        try:
+            era = era_parameter(request.query_params)
+        except ValueError as error:
+            raise ValidationError({"era": str(error)}) from error
+        roots = category_tree(era)
         return Response(serializers.CategoryNodeSerializer(roots, many=True).data)
 
 

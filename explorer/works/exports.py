@@ -36,6 +36,8 @@ CSV_COLUMNS = [
     "doi",
     "url",
     "categories",
+    "era",
+    "source_url",
 ]
 RIS_TYPES = {"article": "JOUR", "inproceedings": "CONF", "book": "BOOK", "incollection": "CHAP"}
 CSL_TYPES = {
@@ -122,13 +124,18 @@ def to_ris(works: list[Work]) -> tuple[str, str, str]:
             "publisher": display_text(work.publisher),
             "doi": work.doi,
             "urls": [work.url] if work.url else [],
-            "notes": ["author list truncated by the source (et al.)"]
-            if work.authors_truncated
-            else [],
+            "notes": _notes(work),
         }
         entry.update({name: value for name, value in optional.items() if value})
         entries.append(entry)
     return rispy.dumps(entries), "application/x-research-info-systems; charset=utf-8", "ris"
+
+
+def _notes(work: Work) -> list[str]:
+    notes = ["author list truncated by the source (et al.)"] if work.authors_truncated else []
+    if work.is_after_survey:
+        notes.append(f"after the survey; metadata read from {work.source_url}")
+    return notes
 
 
 def to_csljson(works: list[Work]) -> tuple[str, str, str]:
@@ -149,9 +156,7 @@ def to_csljson(works: list[Work]) -> tuple[str, str, str]:
             "publisher": display_text(work.publisher),
             "DOI": work.doi,
             "URL": work.url or (f"https://arxiv.org/abs/{work.arxiv_id}" if work.arxiv_id else ""),
-            "note": "author list truncated by the source (et al.)"
-            if work.authors_truncated
-            else "",
+            "note": "; ".join(_notes(work)),
         }
         item.update({name: value for name, value in optional.items() if value})
         items.append(item)

@@ -15,6 +15,7 @@ from catalogue.constants import ENTRY_TYPE_WORDS
 from catalogue.models import (
     Assignment,
     Category,
+    Era,
     Evidence,
     Work,
     has_cost_model,
@@ -46,6 +47,28 @@ ORDERING_LABELS = {
 }
 ENTRY_TYPES = ENTRY_TYPE_WORDS
 KNOWN_PARAMETERS = {"page", "page_size", "format"}
+# Without ?era=, lists show the survey's own works: its figures (270 works, 269 references) stay
+# what they were, and a later work is never mixed in unasked (README, "Eras").
+DEFAULT_ERA = Era.SURVEY.value
+ERA_CHOICES = [*Era.choices, ("all", "both")]
+
+
+def era_parameter(params) -> str:
+    """The `era` query parameter of a page or endpoint outside the works filter; ValueError (a
+    400 for the caller) when it is not one of survey, after, all."""
+    era = params.get("era", DEFAULT_ERA)
+    if era not in {value for value, _ in ERA_CHOICES}:
+        raise ValueError(f"era must be one of survey, after, all (got {era!r})")
+    return era
+
+
+def category_tree(era: str) -> list:
+    """The taxonomy with distinct work counts of one era. The categories added after the survey
+    are left out of the survey's own tree (they are ours, and hold none of its works)."""
+    categories = Category.objects.all()
+    if era == Era.SURVEY:
+        categories = categories.filter(extends="")
+    return categories.tree_with_counts(Work.objects.in_era(era))
 
 
 def user_error(message: str, value: str, **params: str) -> forms.ValidationError:
@@ -94,6 +117,14 @@ class CodeChoiceFilter(django_filters.ModelChoiceFilter):
 
 
 class WorkFilter(django_filters.FilterSet):
+    era = django_filters.ChoiceFilter(
+        choices=ERA_CHOICES,
+        method="filter_era",
+        label="Era",
+        empty_label=None,
+        help_text="survey (default): the survey and its bibliography; after: works after the "
+        "survey, each with its source; all: both.",
+    )
     level = CodeChoiceFilter(
         queryset=Category.objects.filter(parent__isnull=True),
         to_field_name="code",
@@ -177,8 +208,14 @@ class WorkFilter(django_filters.FilterSet):
         return valid and not self.form.errors
 
     @property
+    def selected_era(self) -> str:
+        """The era the list shows: the one asked for, else the default."""
+        cleaned = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
+        return cleaned.get("era") or DEFAULT_ERA
+
+    @property
     def qs(self) -> QuerySet:
-        queryset = super().qs
+        queryset = super().qs.in_era(self.selected_era)
         cleaned = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
         searching = bool(cleaned.get("q", "").strip())
         ordering = cleaned.get("ordering") or ("relevance" if searching else "ref")
@@ -213,6 +250,9 @@ class WorkFilter(django_filters.FilterSet):
             if cleaned.get(name) is not None:
                 chips.append((f"{'with' if cleaned[name] else 'without'} {thing}", (name,)))
         return chips
+
+    def filter_era(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        return queryset  # applied in `qs`, with the default when the parameter is absent
 
     def filter_search(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         return queryset.search(value) if value.strip() else queryset

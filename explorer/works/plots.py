@@ -5,7 +5,11 @@ from __future__ import annotations
 from explorer.palette import level_colours
 
 
-def timeline_figure(rows: list[tuple[int | None, str, int]], level_names: dict[str, str]) -> dict:
+def timeline_figure(
+    rows: list[tuple[int | None, str, int]],
+    level_names: dict[str, str],
+    title: str = "Works per year, by parallelism level",
+) -> dict:
     """Works per year, stacked by parallelism level. Rows are (year, level code, count);
     works without a year are left out (and counted by the caller)."""
     years = sorted({year for year, _, _ in rows if year is not None})
@@ -25,7 +29,7 @@ def timeline_figure(rows: list[tuple[int | None, str, int]], level_names: dict[s
     return {
         "data": traces,
         "layout": {
-            "title": {"text": "Works per year, by parallelism level"},
+            "title": {"text": title},
             "barmode": "stack",
             "xaxis": {"title": {"text": "year"}, "dtick": 2},
             "yaxis": {"title": {"text": "works (a work in several levels counts in each)"}},

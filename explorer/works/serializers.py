@@ -14,6 +14,7 @@ class AssignmentField(serializers.Serializer):
     code = serializers.CharField(source="category.code")
     name = serializers.CharField(source="category.name")
     section = serializers.CharField(source="category.section")
+    extends = serializers.CharField(source="category.extends")
     evidence = serializers.CharField()
     source_note = serializers.CharField()
 
@@ -40,6 +41,8 @@ class WorkListSerializer(serializers.ModelSerializer):
             "entry_type",
             "venue",
             "survey_ref",
+            "era",
+            "source_url",
             "arxiv_id",
             "doi",
             "url",
@@ -67,6 +70,8 @@ WORK_ROW_FIELDS = [
     "entry_type",
     "venue",
     "survey_ref",
+    "era",
+    "source_url",
     "arxiv_id",
     "doi",
     "url",
@@ -92,6 +97,8 @@ def work_rows(works: list[dict], request) -> list[dict]:
             "entry_type": work["entry_type"],
             "venue": work["venue"],
             "survey_ref": work["survey_ref"],
+            "era": work["era"],
+            "source_url": work["source_url"],
             "arxiv_id": work["arxiv_id"],
             "doi": work["doi"],
             "url": work["url"],
@@ -147,6 +154,7 @@ class WorkDetailSerializer(WorkListSerializer):
             "publisher",
             "note",
             "abstract",
+            "field_sources",
             "techniques",
             "cites",
             "cites_count",
@@ -182,6 +190,7 @@ class CategoryNodeSerializer(serializers.Serializer):
     name = serializers.CharField()
     section = serializers.CharField()
     status = serializers.CharField()
+    extends = serializers.CharField()
     description = serializers.CharField()
     work_count = serializers.IntegerField()
     children = serializers.SerializerMethodField()

@@ -15,7 +15,7 @@ from catalogue.models import Assignment, Author, Category, Citation, Provenance,
 from explorer.middleware import cached_for_anonymous
 from explorer.pagination import counted_paginator, page_size_message
 from explorer.works import plots
-from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter
+from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter, category_tree, era_parameter
 
 DEFAULT_PAGE_SIZE = 50
 HOME_LIST_LIMIT = 300
@@ -24,15 +24,24 @@ SURVEYED_WORKS_CLAIMED = 240  # FACTS.md §4, source S1: "the survey reviews 240
 
 @cached_for_anonymous
 def home(request):
+    """The survey's works and figures, then the works after it, each list on its own."""
     # The whole survey fits (270 works); a larger catalogue lists its first works and links on.
-    works = list(Work.objects.for_list()[:HOME_LIST_LIMIT])
-    work_count = len(works) if len(works) < HOME_LIST_LIMIT else Work.objects.count()
+    in_survey = Work.objects.in_survey()
+    works = list(in_survey.for_list()[:HOME_LIST_LIMIT])
+    work_count = len(works) if len(works) < HOME_LIST_LIMIT else in_survey.count()
+    later = list(Work.objects.after_survey().for_list().order_by("year", "key")[:HOME_LIST_LIMIT])
+    later_count = (
+        len(later) if len(later) < HOME_LIST_LIMIT else Work.objects.after_survey().count()
+    )
     context = {
-        "levels": Category.objects.level_counts(),
+        "levels": Category.objects.level_counts_by_era(),
         "works": works,
         "work_count": work_count,
         "more_count": work_count - len(works),
-        "reference_count": Work.objects.filter(survey_ref__isnull=False).count(),
+        "reference_count": in_survey.references().count(),
+        "later_works": later,
+        "later_count": later_count,
+        "later_more_count": later_count - len(later),
     }
     return render(request, "works/home.html", context)
 
@@ -61,7 +70,7 @@ def work_list(request):
         ],
         "page": page,
         "facets": facets,
-        "category_tree": Category.objects.tree_with_counts(works),
+        "category_tree": category_tree_of(works, works_filter.selected_era),
         "query_string": _without(request, "page"),
         "export_query": _without(request, "page", "page_size", "ordering"),
         "max_export": settings.MAX_EXPORT,
@@ -77,6 +86,14 @@ def _mark_matches(works, text: str) -> None:
     marks = Work.objects.highlights([work.pk for work in works], text)
     for work in works:
         work.match = marks.get(work.pk, {})
+
+
+def category_tree_of(works, era: str) -> list:
+    """The facet tree over the filtered works; the survey's list leaves our added categories out."""
+    categories = Category.objects.all()
+    if era == "survey":
+        categories = categories.filter(extends="")
+    return categories.tree_with_counts(works)
 
 
 def _page_size(request) -> int | None:
@@ -131,9 +148,12 @@ def work_detail(request, key: str):
 
 @cached_for_anonymous
 def category_list(request):
-    return render(
-        request, "works/category_list.html", {"roots": Category.objects.tree_with_counts()}
-    )
+    try:
+        era = era_parameter(request.GET)
+    except ValueError as error:
+        return render(request, "works/category_list.html", {"error": str(error)}, status=400)
+    context = {"roots": category_tree(era), "era": era}
+    return render(request, "works/category_list.html", context)
 
 
 @cached_for_anonymous
@@ -145,25 +165,36 @@ def author_detail(request, pk: int):
 
 @cached_for_anonymous
 def numbers(request):
-    """The survey's counts, reproduced where the data has them, and said unknown where not."""
-    levels = Category.objects.level_counts()
-    per_year_level = Work.objects.per_year_and_level()
-    years = Work.objects.references().values_list("year").annotate(n=Count("pk")).order_by("year")
-    figure = plots.timeline_figure(per_year_level, {level.code: level.name for level in levels})
+    """The survey's counts, reproduced where the data has them, and said unknown where not; then
+    the works after the survey, counted apart (never added to the survey's figures)."""
+    in_survey = Work.objects.in_survey()
+    levels = Category.objects.level_counts_by_era()
+    names = {level.code: level.name for level in levels}
+    years = in_survey.references().values_list("year").annotate(n=Count("pk")).order_by("year")
+    figure = plots.timeline_figure(in_survey.per_year_and_level(), names)
+    later = Work.objects.after_survey()
+    later_figure = plots.timeline_figure(
+        later.per_year_and_level(), names, title="Works after the survey per year, by level"
+    )
+    survey_edges = Citation.objects.filter(citing__era="survey", cited__era="survey")
     context = {
         "levels": levels,
-        "work_count": Work.objects.count(),
-        "reference_count": Work.objects.references().count(),
+        "work_count": in_survey.count(),
+        "reference_count": in_survey.references().count(),
+        "later_count": later.count(),
+        "later_edges": Citation.objects.touching_after_survey().count(),
         "surveyed_claimed": SURVEYED_WORKS_CLAIMED,
         "years": list(years),
         "evidence": Assignment.objects.values_list("evidence")
         .annotate(n=Count("work", distinct=True))
         .order_by("evidence"),
-        "provenance": Citation.objects.values_list("provenance")
+        "provenance": survey_edges.values_list("provenance")
         .annotate(n=Count("pk"))
         .order_by("provenance"),
         "provenance_labels": dict(Provenance.choices),
         "timeline": figure,
+        "later_timeline": later_figure,
+        "later_years": list(later.values_list("year").annotate(n=Count("pk")).order_by("year")),
     }
     return render(request, "works/numbers.html", context)
 

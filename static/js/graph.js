@@ -16,7 +16,7 @@
 
   function hoverText(node) {
     var lines = ["<b>" + escapeHtml(node.title) + "</b>"];
-    lines.push((node.year || "year unknown") + (node.survey_ref ? " · survey ref. [" + node.survey_ref + "]" : ""));
+    lines.push((node.year || "year unknown") + (node.survey_ref ? " · survey ref. [" + node.survey_ref + "]" : "") + (node.era === "after" ? " · after the survey" : ""));
     lines.push(node.categories.length ? escapeHtml(node.categories.join("; ")) : "no category");
     lines.push("cited by " + node.in_degree + " · cites " + node.out_degree + " recorded references · PageRank " + node.pagerank.toFixed(4));
     return lines.join("<br>");
@@ -63,7 +63,8 @@
         marker: {
           color: level.colour,
           size: members.map(function (n) { return markerSize(n, data.size, largest); }),
-          symbol: members.map(function (n) { return n.survey_ref ? "circle" : "star"; }),
+          // Shape tells the era (colour stays the level): a diamond is a work after the survey.
+          symbol: members.map(function (n) { return n.era === "after" ? "diamond" : (n.survey_ref ? "circle" : "star"); }),
           // The centre of an ego view is ringed.
           line: {
             color: members.map(function (n) { return n.centre ? "#1d2330" : "#fff"; }),

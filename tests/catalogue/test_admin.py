@@ -160,3 +160,59 @@ def test_it_edits_a_work_and_the_public_page_shows_it(curator_client):
     saved = curator_client.post(f"/admin/catalogue/work/{work.pk}/change/", data)
     assert saved.status_code == 302, saved.context["adminform"].form.errors
     assert b"After the edit" in curator_client.get("/works/edit2017/").content
+
+
+AFTER_UPLOAD = b"""@inproceedings{huang2019gpipe, author = {Yanping Huang}, title = {GPipe},
+  year = {2019}, booktitle = {NeurIPS}, era = {after}%s}
+"""
+
+
+@pytest.mark.django_db
+def test_it_imports_a_later_work_only_with_its_source_url(curator_client):
+    missing = SimpleUploadedFile("late.bib", AFTER_UPLOAD % b"", content_type="text/plain")
+    preview = curator_client.post("/admin/catalogue/work/upload-bibtex/", {"file": missing})
+    assert b"needs a sourceurl" in preview.content
+    assert b"Import these changes" not in preview.content
+
+    body = (
+        AFTER_UPLOAD
+        % b", sourceurl = {https://scholar.archive.org/work/kntf5h3kifhdfdcbkpwikttbaa}"
+    )
+    upload = SimpleUploadedFile("late.bib", body, content_type="text/plain")
+    preview = curator_client.post("/admin/catalogue/work/upload-bibtex/", {"file": upload})
+    assert b"1 new, 0 changed" in preview.content
+    curator_client.post(
+        "/admin/catalogue/work/upload-bibtex/",
+        {"confirm": "1", "digest": preview.context["digest"]},
+    )
+    work = Work.objects.get(key="huang2019gpipe")
+    assert (work.era, work.source_url) == (
+        "after",
+        "https://scholar.archive.org/work/kntf5h3kifhdfdcbkpwikttbaa",
+    )
+
+
+@pytest.mark.django_db
+def test_it_asks_the_admin_for_the_source_url_of_a_later_work(curator_client):
+    data = {
+        "key": "late2020",
+        "entry_type": "misc",
+        "title": "Late",
+        "era": "after",
+        "source_url": "",
+        "field_sources": "{}",
+        "extra_fields": "{}",
+        **{f"{prefix}-TOTAL_FORMS": "0" for prefix in INLINE_PREFIXES},
+        **{f"{prefix}-INITIAL_FORMS": "0" for prefix in INLINE_PREFIXES},
+    }
+    response = curator_client.post("/admin/catalogue/work/add/", data)
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert errors["source_url"] == ["A work after the survey needs the URL of its source."]
+    assert not Work.objects.exists()
+    data["source_url"] = "https://example.org/late"
+    assert curator_client.post("/admin/catalogue/work/add/", data).status_code == 302
+    assert Work.objects.get(key="late2020").era == "after"
+
+
+INLINE_PREFIXES = ["authorships", "assignments", "citations_out", "citations_in"]

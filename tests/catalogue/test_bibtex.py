@@ -154,3 +154,42 @@ def test_it_exports_what_it_imported(tmp_path, capsys):
     call_command("export_bibtex")
     exported = capsys.readouterr().out
     assert exported == bibtex.write_bibtex(bibtex.parse_bibtex(ACCENTED).records)
+
+
+AFTER = """@inproceedings{huang2019gpipe,
+  author = {Yanping Huang and Youlong Cheng},
+  title = {{GPipe}},
+  booktitle = {NeurIPS},
+  year = {2019},
+  era = {after},
+  sourceurl = {https://scholar.archive.org/work/kntf5h3kifhdfdcbkpwikttbaa}
+}
+"""
+
+
+def test_it_reads_the_era_and_source_url_and_writes_them_back():
+    record = bibtex.parse_bibtex(AFTER).records[0]
+    assert (record.era, record.source_url, record.extra_fields) == (
+        "after",
+        "https://scholar.archive.org/work/kntf5h3kifhdfdcbkpwikttbaa",
+        {},
+    )
+    assert bibtex.write_bibtex([record]) == AFTER
+    survey_entry = bibtex.parse_bibtex(ACCENTED).records[0]
+    assert survey_entry.era == "survey" and "era" not in bibtex.write_bibtex([survey_entry])
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ("era = {after}", "needs a sourceurl"),
+        ("era = {later}, sourceurl = {https://example.org/}", "era 'later' is not one of"),
+        ("era = {after}, sourceurl = {ftp://example.org/}", "is not an http(s) URL"),
+        ("era = {after}, sourceurl = {https://example.org/}, surveyref = {3}", "cannot have a"),
+    ],
+)
+def test_it_refuses_a_later_work_without_a_usable_source_url(fields, message):
+    parsed = bibtex.parse_bibtex(f"@misc{{late2020, title = {{Late}}, year = {{2020}}, {fields}}}")
+    assert parsed.records == []
+    assert len(parsed.errors) == 1 and message in parsed.errors[0]
+    assert parsed.errors[0].startswith("entry 'late2020' (line 1): ")

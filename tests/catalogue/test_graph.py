@@ -328,6 +328,7 @@ def test_it_loads_the_catalogue_graph_in_two_queries(catalogue, django_assert_nu
         "abstract": "",
         "year": 2016,
         "survey_ref": 2,
+        "era": "survey",
         "seminal": False,
         "seminal_reason": "",
         "survey": False,

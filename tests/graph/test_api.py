@@ -46,6 +46,7 @@ def node(key, title, year, ref, level, categories, in_degree, out_degree, pagera
         "title": title,
         "year": year,
         "survey_ref": ref,
+        "era": "survey",
         "level": level,
         "levels": [level] if level else [],
         "categories": categories,
@@ -286,6 +287,7 @@ def test_it_replays_snowballing(catalogue, client):
                         "key": "alexnet",
                         "title": "ImageNet Classification",
                         "year": 2012,
+                        "era": "survey",
                         "reached_via": [{"kind": "seed"}],
                     }
                 ],
@@ -301,6 +303,7 @@ def test_it_replays_snowballing(catalogue, client):
                         "key": "resnet",
                         "title": "Deep Residual Learning",
                         "year": 2016,
+                        "era": "survey",
                         "reached_via": [{"kind": "citing", "work": "alexnet"}],
                     }
                 ],
@@ -444,6 +447,15 @@ def test_it_reports_data_quality(catalogue, client):
             {"key": "orphan", "title": "Orphan", "year": 2000, "survey_ref": 4}
         ],
         "component_sizes": [3],
+        "after_survey": {
+            "works": 0,
+            "citing_works": 0,
+            "edges": 0,
+            "edges_to_survey": 0,
+            "edges_among_after": 0,
+            "survey_works_cited": 0,
+            "provenances": {},
+        },
         "caveat": CAVEAT,
     }
 

@@ -29,9 +29,9 @@ def test_it_lists_the_first_works_of_a_larger_catalogue_on_the_home_page(
     for index in range(5):
         make_work(f"w{index}", survey_ref=index + 1 if index < 4 else None)
     # 1 the catalogue version (response cache), 2 the first works, 3 their authorships,
-    # 4 their assignments, 5 the count of all works, 6-7 the level counts (categories, then
-    # their works), 8 the count of references
-    with django_assert_num_queries(8):
+    # 4 their assignments, 5 the count of the survey's works, 6 the works after the survey (none
+    # here), 7-8 the level counts of both eras (categories, then their works), 9 the references
+    with django_assert_num_queries(9):
         response = client.get("/")
     assert len(response.context["works"]) == 3
     assert (response.context["work_count"], response.context["reference_count"]) == (5, 4)

@@ -1,4 +1,5 @@
-"""Load the survey's data from fixtures/ into the catalogue, in one transaction.
+"""Load the survey's data from fixtures/ into the catalogue, in one transaction; then the works
+after the survey (fixtures/after_*), each with its source URL, mapped onto the taxonomy.
 
 Idempotent: records are matched on their natural keys (BibTeX key, category code, technique slug,
 (citing, cited, provenance), ...) and brought to what the fixtures say, so a second run changes
@@ -62,8 +63,25 @@ def load_all(fixtures: Path) -> None:
         load_cost_models(fixtures / "cost_models.json", works)
     if (fixtures / "seminal.json").exists():
         load_seminal(fixtures / "seminal.json", works)
-    # Bulk writes send no signals: the search text of every work the fixtures describe.
-    WorkSearchText.objects.refresh(work.pk for work in works.values())
+    if (fixtures / "after_survey.bib").exists():
+        load_after_survey(fixtures, works)
+    # Bulk writes send no signals: the search text of the works, anew.
+    WorkSearchText.objects.refresh(Work.objects.values_list("pk", flat=True))
+
+
+def load_after_survey(fixtures: Path, survey_works: dict[str, Work]) -> None:
+    """The works after the survey, their categories (ours, with the evidence level "curated
+    after the survey"), the edges read in their reference lists, and each field's source."""
+    works = {**survey_works, **load_works(fixtures / "after_survey.bib")}
+    load_categories(fixtures / "after_taxonomy.json")
+    load_assignments(fixtures / "after_assignments.csv", works)
+    load_citations(fixtures / "after_citations.csv", works)
+    field_sources = json.loads((fixtures / "after_sources.json").read_text(encoding="utf-8"))
+    for key, sources in field_sources.items():
+        work = works[key]
+        if work.field_sources != sources:
+            work.field_sources = sources
+            work.save(update_fields=["field_sources"])
 
 
 def load_works(path: Path) -> dict[str, Work]:
@@ -127,6 +145,7 @@ def load_categories(path: Path) -> None:
                 "order": node.get("order", order),
                 "description": node.get("description", ""),
                 "status": node.get("status", "confirmed"),
+                "extends": node.get("extends", ""),
             },
         )
 
@@ -226,10 +245,12 @@ def load_seminal(path: Path, works: dict[str, Work]) -> None:
 
 
 def describe_catalogue() -> str:
+    eras = dict(Work.objects.values_list("era").annotate(n=Count("pk")).order_by())
     evidence = dict(Assignment.objects.values_list("evidence").annotate(n=Count("pk")).order_by())
     provenance = dict(Citation.objects.values_list("provenance").annotate(n=Count("pk")).order_by())
     return (
-        f"Catalogue: {Work.objects.count()} works, {Category.objects.count()} categories, "
+        f"Catalogue: {Work.objects.count()} works {eras}, "
+        f"{Category.objects.count()} categories, "
         f"{Assignment.objects.count()} assignments {evidence}, "
         f"{Citation.objects.count()} citation edges {provenance}, "
         f"{Technique.objects.count()} techniques, {CostModel.objects.count()} cost models."
