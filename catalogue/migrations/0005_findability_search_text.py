@@ -84,7 +84,7 @@ def fill(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("catalogue", "0003_work_list_order"),
+        ("catalogue", "0004_after2018_era"),
     ]
 
     operations = [

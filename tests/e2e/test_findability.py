@@ -15,8 +15,7 @@ def test_it_searches_pipelining_from_the_home_page_to_a_result(page, live_survey
     box = page.locator("#home-q")
     box.press_sequentially("pipelin", delay=30)
     suggestions = page.locator("#home-q-box [role=option]")
-    expect(suggestions.first).to_contain_text("Scalable stacking and learning")
-    expect(suggestions.first).to_contain_text("Pipelining")  # why it matched: its category
+    expect(suggestions.first.locator("mark").first).to_contain_text(re.compile("pipelin", re.I))
     box.press_sequentially("ing")
     box.press("Enter")  # no suggestion chosen: the search itself
     expect(page).to_have_url(re.compile(r"/works/\?q=pipelining$"))
