@@ -167,6 +167,7 @@ def test_it_lists_every_endpoint_at_the_api_root(client, db):
             "/api/techniques/{slug}/",
             "/api/cost-models/",
             "/api/cost-models/{pk}/",
+            "/api/planner/",
             "/api/schema/",
             "/api/docs/",
         ]
