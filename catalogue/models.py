@@ -811,11 +811,15 @@ class WorkSearchTextQuerySet(models.QuerySet):
     def _rows_for(self, ids: list[int]) -> list[WorkSearchText]:
         authors = Work.objects.author_names_of(ids)
         topics: dict[int, list[str]] = {}
-        categories = Assignment.objects.filter(work_id__in=ids).order_by("category__order")
+        categories = Assignment.objects.filter(work_id__in=ids).order_by(
+            "work_id", "category__order", "category__code"
+        )
         for work_id, section, name, description in categories.values_list(
             "work_id", "category__section", "category__name", "category__description"
         ):
-            topics.setdefault(work_id, []).extend([f"§{section} {name}", description])
+            topics.setdefault(work_id, []).extend(
+                [f"§{section} {name}" if section else name, description]
+            )
         techniques = Technique.works.through.objects.filter(work_id__in=ids).order_by("pk")
         for work_id, name, summary in techniques.values_list(
             "work_id", "technique__name", "technique__summary"

@@ -62,9 +62,9 @@ def fill(apps, schema_editor):
     ):
         authors.setdefault(work_id, []).append(name)
     for work_id, section, name, description in Assignment.objects.order_by(
-        "category__order"
+        "work_id", "category__order", "category__code"
     ).values_list("work_id", "category__section", "category__name", "category__description"):
-        topics.setdefault(work_id, []).extend([f"§{section} {name}", description])
+        topics.setdefault(work_id, []).extend([f"§{section} {name}" if section else name, description])
     for work_id, name, summary in Technique.works.through.objects.order_by("pk").values_list(
         "work_id", "technique__name", "technique__summary"
     ):
