@@ -69,30 +69,10 @@ from page w
 order by w.survey_ref, w.key"""
 
 
-def like(column: str) -> str:
-    return f"{column} like :pattern escape '\\'"
-
-
-AUTHOR_MATCH = (
-    "exists (select 1 from catalogue_authorship s join catalogue_author a on a.id = s.author_id "
-    f"where s.work_id = w.id and {like('a.name')})"
-)
-MATCHES = {
-    "title": (like("w.title"), 5),
-    "authors": (AUTHOR_MATCH, 3),
-    "venue": (like("w.venue"), 2),
-    "abstract": (like("w.abstract"), 1),
-    "note": (like("w.note"), 1),
-}
-RELEVANCE = " + ".join(
-    f"(case when {cond} then {weight} else 0 end)" for cond, weight in MATCHES.values()
-)
-ANY_MATCH = " or ".join(cond for cond, _ in MATCHES.values())
-
 # /api/works/?level=train&year_min=2015&q=gradient&page_size=50, the same semantics as
-# explorer/works/filters.py: a work in the level's subtree, from year_min on, the term anywhere in
-# the title, an author name, the venue, abstract or note (case-insensitive LIKE, as icontains on
-# SQLite), ranked by relevance then (survey_ref, key); the total count; authors and categories.
+# explorer/works/filters.py: a work in the level's subtree, from year_min on, matching the words in
+# the full-text index (catalogue/search_sql.py: the FTS5 table's MATCH, ranked by its bm25 `rank`)
+# then (survey_ref, key); the total count; authors and categories.
 FILTER_SQL = f"""
 with recursive subtree(id) as (
   select id from catalogue_category where code = :level
@@ -100,12 +80,12 @@ with recursive subtree(id) as (
   select c.id from catalogue_category c join subtree on c.parent_id = subtree.id
 ),
 hits as (
-  select w.*, {RELEVANCE} as relevance
-  from catalogue_work w
+  select w.*, -t.rank as relevance
+  from catalogue_work w join catalogue_worksearchtext t on t.rowid = w.id
   where w.year >= :year_min
     and exists (select 1 from catalogue_assignment s
                 where s.work_id = w.id and s.category_id in (select id from subtree))
-    and ({ANY_MATCH})
+    and t.catalogue_worksearchtext match :words
 ),
 page as (
   select *, count(*) over () as total from hits
@@ -330,7 +310,7 @@ def check_equivalence(app: Server, ds: Server, db: Path) -> list[str]:
         (
             "filter+search",
             {**FILTER, "page_size": "50"},
-            sql_path(db, FILTER_SQL, level="train", year_min="2015", pattern="%gradient%"),
+            sql_path(db, FILTER_SQL, level="train", year_min="2015", words='"gradient"'),
         ),
     ]
     for name, params, path in cases:
@@ -376,7 +356,7 @@ def bench_size(works: int, args) -> tuple[list[Row], list[str]]:
             (
                 "filter+search",
                 [api_path({**FILTER, "page_size": "50"})],
-                [sql_path(db, FILTER_SQL, level="train", year_min="2015", pattern="%gradient%")],
+                [sql_path(db, FILTER_SQL, level="train", year_min="2015", words='"gradient"')],
                 "same rows, order, count; DS filters once",
             ),
             (

@@ -16,6 +16,9 @@ class CatalogueConfig(AppConfig):
     def ready(self) -> None:
         post_migrate.connect(create_curators_group, sender=self)
         connect_graph_cache_signals(self)
+        from catalogue import signals
+
+        signals.connect(self)
 
 
 def connect_graph_cache_signals(config: AppConfig) -> None:
@@ -25,6 +28,8 @@ def connect_graph_cache_signals(config: AppConfig) -> None:
 
     for model in config.get_models():
         name = model.__name__
+        if name == "WorkSearchText":
+            continue  # derived from the others (and rewritten in bulk: no per-row signals)
         post_save.connect(bump_generation, sender=model, dispatch_uid=f"version-{name}-save")
         post_delete.connect(bump_generation, sender=model, dispatch_uid=f"version-{name}-del")
     for model in (config.get_model("Technique"), config.get_model("CostModel")):

@@ -12,15 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import bibtexparser
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 from bibtexparser.model import Entry, Field
-from pylatexenc.latex2text import LatexNodes2Text
 
 from catalogue.bibtex_syntax import check_syntax
 from catalogue.constants import KEY_REGEX, PLAIN_FIELDS, WORK_FIELDS
+from catalogue.latex import display_text  # noqa: F401 - part of this module's interface
 
 KEY_PATTERN = re.compile(rf"^{KEY_REGEX}$")
 MAX_FIELD_LENGTHS = {
@@ -39,8 +38,6 @@ MAX_FIELD_LENGTHS = {
 # A work after the survey says so (era = {after}) and where its metadata was read (sourceurl).
 ERAS = ("survey", "after")
 SOURCE_URL_PATTERN = re.compile(r"^https?://[^\s{}]+$")
-# What only the LaTeX parser can turn into text: commands, ties, dashes, quotes, math.
-LATEX_MARKUP = re.compile(r"[\\~$]|--|``|''")
 # Authors are split on "and" at brace depth zero; "others" is BibTeX for "et al.".
 AND_SPLIT = re.compile(r"\s+and\s+", re.IGNORECASE)
 
@@ -303,15 +300,6 @@ def write_bibtex(records: Iterable[WorkRecord]) -> str:
     bibtex_format.indent = "  "
     bibtex_format.block_separator = "\n\n"
     return bibtexparser.write_string(library, bibtex_format=bibtex_format).strip() + "\n"
-
-
-@lru_cache(maxsize=4096)
-def display_text(value: str) -> str:
-    """BibTeX text for people: LaTeX accents decoded, protective braces dropped."""
-    if not LATEX_MARKUP.search(value):
-        # Plain text with protective braces at most: no need for the (slow) LaTeX parser.
-        return value.replace("{", "").replace("}", "").strip()
-    return LatexNodes2Text().latex_to_text(value).strip()
 
 
 # --- The catalogue side: export works, plan and apply an import ---------------------------------

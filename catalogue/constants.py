@@ -38,3 +38,18 @@ WORK_FIELDS = [
     "source_url",
     "extra_fields",
 ]
+
+# BibTeX entry types in words, for people ("inproceedings" is a conference paper).
+ENTRY_TYPE_WORDS = {
+    "article": "journal article",
+    "inproceedings": "conference paper",
+    "incollection": "chapter in a collection",
+    "inbook": "part of a book",
+    "book": "book",
+    "techreport": "technical report",
+    "phdthesis": "PhD thesis",
+    "mastersthesis": "master's thesis",
+    "manual": "manual",
+    "misc": "other (preprint, web page, software)",
+    "unpublished": "unpublished",
+}

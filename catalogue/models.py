@@ -12,13 +12,15 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
-from django.db import models
+from django.db import connections, models
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 from django.utils.functional import cached_property
 
+from catalogue import search as fulltext
 from catalogue import tree
 from catalogue.constants import KEY_REGEX, WORK_FIELDS
+from catalogue.search_sql import FullTextMatch, FullTextRank, highlights_sql
 
 KEY_VALIDATOR = RegexValidator(
     rf"^{KEY_REGEX}$",
@@ -105,6 +107,9 @@ class Author(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("works:author-detail", args=[self.pk])
+
+
+SUGGESTIONS = 8  # works suggested while a search is typed
 
 
 def has_cost_model() -> Q:
@@ -243,6 +248,55 @@ class WorkQuerySet(models.QuerySet):
             key=lambda row: (row[0] or 0, row[1]),
         )
 
+    def search(self, text: str, prefix: bool = False) -> WorkQuerySet:
+        """Works whose searchable text (title, authors, venue, notes, the names and descriptions
+        of their categories and techniques) holds every word of `text`, stemmed, annotated with
+        `relevance` (higher is better). `prefix`: the last word may be unfinished (as typed)."""
+        query = fulltext.parse(text, prefix=prefix)
+        if not query:
+            return self.none().annotate(relevance=models.Value(0.0))
+        return self.filter(search_text__title__fulltext=query).annotate(
+            relevance=FullTextRank(query)
+        )
+
+    def highlights(
+        self, ids: list[int], text: str, prefix: bool = False
+    ) -> dict[int, dict[str, str]]:
+        """Work id -> {"title", "context"} as safe HTML with the matched words in <mark>, for a
+        page of search results, in one query. "context" is a fragment of the authors, topics,
+        venue and notes when it holds a match, else empty."""
+        query = fulltext.parse(text, prefix=prefix)
+        if not query or not ids:
+            return {}
+        connection = connections[self.db]
+        sql, params = highlights_sql(connection.vendor, query, len(ids))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*params, *ids])
+            rows = cursor.fetchall()
+        marks = {}
+        for work_id, title, *contexts in rows:
+            context = next((c for c in contexts if fulltext.has_mark(c)), "")
+            marks[work_id] = {
+                "title": fulltext.marked_html(title),
+                "context": fulltext.marked_html(context) if context else "",
+            }
+        return marks
+
+    def suggestions(self, text: str, limit: int = SUGGESTIONS) -> list[Work]:
+        """The best matches of a search being typed (the last word may be unfinished), each
+        with `match`: its highlights (see `highlights`). Two queries (and authors: one more)."""
+        works = list(
+            self.search(text, prefix=True)
+            .order_by("-relevance", "survey_ref", "key")
+            .prefetch_related(
+                Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
+            )[:limit]
+        )
+        marks = self.highlights([work.pk for work in works], text, prefix=True)
+        for work in works:
+            work.match = marks.get(work.pk, {})
+        return works
+
     def in_category(self, category: Category) -> WorkQuerySet:
         codes = category.subtree_codes()
         return self.filter(assignments__category__code__in=codes).distinct()
@@ -372,6 +426,7 @@ class Work(Curated):
             Authorship(work=self, author=authors[name], position=index)
             for index, name in enumerate(names, start=1)
         )
+        WorkSearchText.objects.refresh([self.pk])  # bulk_create sends no signals
 
     # A work page shows at most CITATIONS_SHOWN edges each way: a work of a large catalogue can be
     # cited by thousands (16,188 at 100,000 works). Two LIMIT queries along the foreign-key
@@ -453,6 +508,22 @@ class CategoryQuerySet(models.QuerySet):
             if node.parent_id in by_pk:
                 by_pk[node.parent_id].child_nodes.append(node)
         return nodes, [node for node in nodes if node.parent_id not in by_pk]
+
+    def in_tree_order(self) -> list[tuple[Category, int]]:
+        """(category, depth) in reading order: each parent followed by its children, siblings in
+        the paper's order, as a table of contents lists them. One query."""
+        nodes = list(self.order_by("order", "code"))
+        children: dict[int | None, list[Category]] = {}
+        for node in nodes:
+            children.setdefault(node.parent_id, []).append(node)
+        known = {node.pk for node in nodes}
+        ordered: list[tuple[Category, int]] = []
+        stack = [(node, 0) for node in reversed(nodes) if node.parent_id not in known]
+        while stack:
+            node, depth = stack.pop()
+            ordered.append((node, depth))
+            stack.extend((child, depth + 1) for child in reversed(children.get(node.pk, [])))
+        return ordered
 
     def root_codes(self) -> dict[int, str]:
         """Category pk -> code of its top-level ancestor, from one query."""
@@ -792,3 +863,88 @@ class CuratorDeletion(models.Model):
         kind = cls.KINDS.get(type(record).__name__)
         if kind and record.pk is not None:
             cls.objects.get_or_create(kind=kind, key=cls.natural_key_of(record))
+
+
+class WorkSearchTextQuerySet(models.QuerySet):
+    """The searchable text of each work, kept in step with the catalogue (catalogue/signals.py
+    after each save, `refresh` after bulk writes). The database indexes it: SQLite FTS5, or a
+    PostgreSQL tsvector (catalogue/search_sql.py)."""
+
+    def refresh(self, work_ids: Iterable[int]) -> None:
+        """Rewrite the search text of these works (and drop that of works that are gone)."""
+        ids = sorted(set(work_ids))
+        for start in range(0, len(ids), SEARCH_BATCH):
+            batch = ids[start : start + SEARCH_BATCH]
+            self.filter(work_id__in=batch).delete()
+            self.bulk_create(self._rows_for(batch))
+
+    def rebuild(self) -> int:
+        """Every work's search text anew; returns the number of works."""
+        self.all().delete()
+        ids = list(Work.objects.order_by("pk").values_list("pk", flat=True))
+        self.refresh(ids)
+        return len(ids)
+
+    def _rows_for(self, ids: list[int]) -> list[WorkSearchText]:
+        authors = Work.objects.author_names_of(ids)
+        topics: dict[int, list[str]] = {}
+        categories = Assignment.objects.filter(work_id__in=ids).order_by(
+            "work_id", "category__order", "category__code"
+        )
+        for work_id, section, name, description in categories.values_list(
+            "work_id", "category__section", "category__name", "category__description"
+        ):
+            topics.setdefault(work_id, []).extend(
+                [f"§{section} {name}" if section else name, description]
+            )
+        techniques = Technique.works.through.objects.filter(work_id__in=ids).order_by("pk")
+        for work_id, name, summary in techniques.values_list(
+            "work_id", "technique__name", "technique__summary"
+        ):
+            topics.setdefault(work_id, []).extend([name, summary])
+        fields = ("pk", "key", "title", "venue", "note", "abstract")
+        rows = []
+        for pk, key, title, venue, note, abstract in Work.objects.filter(pk__in=ids).values_list(
+            *fields
+        ):
+            text = fulltext.document(
+                title, authors.get(pk, []), venue, [note, abstract, key], topics.get(pk, [])
+            )
+            rows.append(WorkSearchText(work_id=pk, **text))
+        return rows
+
+
+SEARCH_BATCH = 2000  # works per refresh batch: bounded IN lists and memory
+
+
+class WorkSearchText(models.Model):
+    """Derived data: rebuilt by `manage.py rebuild_search_index`, never edited by hand.
+
+    The primary key column is named `rowid` so that on SQLite, where this table is an FTS5
+    virtual table (migration 0007), it is the table's own rowid."""
+
+    work = models.OneToOneField(
+        Work,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="search_text",
+        db_column="rowid",
+        db_constraint=False,  # an FTS5 table has no foreign keys; PostgreSQL's is in 0007
+    )
+    title = models.TextField(blank=True)
+    authors = models.TextField(blank=True)
+    topics = models.TextField(blank=True)
+    venue = models.TextField(blank=True)
+    notes = models.TextField(blank=True)
+
+    objects = WorkSearchTextQuerySet.as_manager()
+
+    class Meta:
+        db_table = "catalogue_worksearchtext"
+        verbose_name = "search text"
+
+    def __str__(self) -> str:
+        return f"search text of work {self.work_id}"
+
+
+WorkSearchText._meta.get_field("title").register_lookup(FullTextMatch)

@@ -4,7 +4,10 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from explorer.api_root import api_root
+
 urlpatterns = [
+    path("api/", api_root, name="api-root"),
     # The graph's `api/works/<key>/related/` comes before the works router, so that it is not
     # taken for a work key (a key may contain dots and colons).
     path("", include("explorer.graph.urls")),

@@ -92,9 +92,31 @@ def parallelism_plot(chosen: list[Operator], sweep: Sweep) -> dict:
             "margin": {"t": 50, "r": 10},
         },
     }
+    description = PARALLELISM_DESCRIPTION
+    for hidden, on_top in coinciding(series):
+        # Drawn wide and pale under the other, so that it shows at its edges.
+        traces[hidden]["line"].update(width=7, color="rgba(36, 87, 166, 0.35)")
+        description += (
+            f" {series[hidden]['label']} and {series[on_top]['label']} have the same work and "
+            f"depth here, so their lines coincide: the pale wide line under "
+            f"{series[on_top]['label']} is {series[hidden]['label']}."
+        )
     used = [f for op in chosen for f in (op.work, op.depth)]
     data = {"sweep": sweep.name, "x": sweep.values, "series": series}
-    return plot_result("parallelism", PARALLELISM_DESCRIPTION, figure, used, **data)
+    return plot_result("parallelism", description, figure, used, **data)
+
+
+def coinciding(series: list[dict]) -> list[tuple[int, int]]:
+    """(hidden, on top): indexes of series with the same values as a later one, which plotly
+    draws over them (Table 6 gives direct and im2col convolution the same W and D)."""
+    pairs = []
+    for later in range(len(series)):
+        for earlier in range(later):
+            values = series[later]["y"]
+            if values == series[earlier]["y"] and any(v is not None for v in values):
+                pairs.append((earlier, later))
+                break
+    return pairs
 
 
 def _dash(confirmed: bool) -> str:

@@ -68,7 +68,9 @@ def _point(op: Operator, work: float, depth: float, defaults: dict) -> dict:
 
 def _hover(point: dict) -> str:
     lines = [
-        f"<b>{point['label']}</b> ({point['table']})",
+        # Labels such as "Direct convolution (Table 6)" already name their table.
+        f"<b>{point['label']}</b>"
+        + ("" if point["table"] in point["label"] else f" ({point['table']})"),
         f"{point['technique_name']}",
         f"W = {format_number(point['work'])} ({_summary_status(point['work_formula'])})",
         f"D = {format_number(point['depth'])} ({_summary_status(point['depth_formula'])})",
@@ -119,7 +121,7 @@ def _wd_figure(points: list[dict], title: str) -> dict:
         {
             "type": "scatter",
             "mode": "markers+text",
-            "name": "doubtful formula (FACTS.md: check before use)",
+            "name": "doubtful formula (the facts record: check before use)",
             "x": [p["work"] for p in doubtful],
             "y": [p["depth"] for p in doubtful],
             "text": [f"{p['short_label']}: work formula doubtful" for p in doubtful],

@@ -180,7 +180,7 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 DEMO = Demo(
     slug="data-parallel",
     title="Data parallelism: sharded minibatch, allreduced gradient",
-    version=1,
+    version=2,  # 2: "simulated" for "measured"
     level="networks",
     techniques=("data-parallelism",),
     works=(262, 42, 78),

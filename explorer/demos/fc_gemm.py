@@ -75,7 +75,7 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         agreement(
             "the pairwise reduction needs ⌈log2 C_in⌉ levels",
             levels == depth_model,
-            f"measured {levels} levels, ⌈log2 {c_in}⌉ = {depth_model}",
+            f"simulated {levels} levels, ⌈log2 {c_in}⌉ = {depth_model}",
         ),
         agreement(
             "multiply-adds equal the work N·C_in·C_out",
@@ -93,7 +93,7 @@ def run(params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         ["depth (reduction levels)", levels, depth_model],
         ["depth of a sequential sum", c_in - 1, c_in - 1],
     ]
-    tables = [table("Work and depth", ["quantity", "measured", "model"], rows)]
+    tables = [table("Work and depth", ["quantity", "simulated", "model"], rows)]
     return result(metrics, tables, [_depth_figure(c_in)], claims)
 
 
@@ -106,7 +106,7 @@ def _depth_figure(c_in_max: int) -> dict[str, Any]:
         "C_in",
         "levels of additions",
         [
-            Series("pairwise tree (measured)", sizes, measured, "markers"),
+            Series("pairwise tree (simulated)", sizes, measured, "markers"),
             Series("⌈log2 C_in⌉", sizes, [math.ceil(math.log2(size)) for size in sizes], "lines"),
             Series(
                 "sequential sum (C_in − 1)", sizes, [size - 1 for size in sizes], "lines", "dot"
@@ -120,7 +120,7 @@ def _depth_figure(c_in_max: int) -> dict[str, Any]:
 DEMO = Demo(
     slug="fc-gemm",
     title="Fully-connected layer as GEMM: work and reduction depth",
-    version=1,
+    version=2,  # 2: "simulated" for "measured"
     level="operators",
     techniques=("fully-connected",),
     works=(115, 184, 179),

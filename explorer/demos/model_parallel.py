@@ -205,7 +205,7 @@ def _bytes_figure(params: dict[str, Any], measured: list[int]) -> dict[str, Any]
         [
             Series("by layers (model)", devices, layers, "lines", "dash"),
             Series("by neurons (model)", devices, neurons, "lines", "dash"),
-            Series("measured at this P", [p, p], measured, "markers"),
+            Series("simulated at this P", [p, p], measured, "markers"),
         ],
     )
 
@@ -217,7 +217,7 @@ def _max_difference(grads: Arrays, reference: Arrays) -> float:
 DEMO = Demo(
     slug="model-parallel",
     title="Model parallelism: an MLP split by layers or by neurons",
-    version=1,
+    version=2,  # 2: "simulated" for "measured"
     level="networks",
     techniques=("model-parallelism",),
     works=(45, 136, 142),

@@ -72,7 +72,7 @@ def run(params: dict[str, Any], rng: Any) -> dict[str, Any]:
     claim = agreement(
         "the simulated bubble fraction equals (P−1)/(M+P−1)",
         error <= TOLERANCE,
-        f"measured {measured:.12f}, model {bubble_formula(p, m):.12f}, difference {error:.1e}",
+        f"simulated {measured:.12f}, model {bubble_formula(p, m):.12f}, difference {error:.1e}",
     )
     sweep = _micro_batch_sweep(m)
     swept = [bubble_fraction(p, size, backward)[0] for size in sweep]
@@ -81,7 +81,8 @@ def run(params: dict[str, Any], rng: Any) -> dict[str, Any]:
     if p * m * (2 if backward else 1) <= GANTT_LIMIT:
         figures.insert(0, _gantt(p, m, backward))
     rows = list(zip(sweep, swept, models, strict=True))
-    tables = [table(f"Bubble fraction on P = {p} stages", ["M", "measured", "(P−1)/(M+P−1)"], rows)]
+    columns = ["M", "simulated", "(P−1)/(M+P−1)"]
+    tables = [table(f"Bubble fraction on P = {p} stages", columns, rows)]
     return result(_metrics(p, m, backward, measured, makespan), tables, figures, [claim])
 
 
@@ -153,7 +154,7 @@ def _gantt(p: int, m: int, backward: float) -> dict[str, Any]:
 DEMO = Demo(
     slug="pipeline-bubble",
     title="Pipelining: the bubble of a GPipe-style schedule",
-    version=1,
+    version=2,  # 2: "simulated" for "measured"
     level="networks",
     techniques=("pipelining",),
     works=(62,),

@@ -5,7 +5,7 @@ twin (api.py) answers with them. Pure but for the taxonomy's one query and the c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import networkx as nx
 from django.conf import settings
@@ -16,6 +16,7 @@ from catalogue import graph as citation_graph
 from catalogue.graph import CatalogueGraph, Snowball
 from catalogue.models import Category
 from explorer.graph.query import Query
+from explorer.palette import NO_LEVEL_COLOUR, level_colours
 
 CAVEAT = (
     'Citation coverage is partial: a missing edge does not mean "does not cite". '
@@ -29,10 +30,8 @@ COLLECTION_CAVEAT = (
 )
 # BibTeX text that only protective braces keep from being plain (most titles).
 PLAIN_BIBTEX = re.compile(r"[\w\s{}:;,.?!()/+'-]*")
-# Level colours, in taxonomy order; works without a category are grey.
-PALETTE = ["#2457a6", "#d9822b", "#2e8b57", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"]
-NO_LEVEL_COLOUR = "#9aa3b0"
-MAX_OPTIONS = 1000  # work keys offered in a page's pickers; beyond that, type a key
+LABELLED = 10  # nodes named on the drawing itself (the others on hover)
+LABEL_POSITIONS = ["top center", "bottom center", "middle right", "middle left"]
 
 
 def title_text(value: str) -> str:
@@ -48,17 +47,37 @@ class Taxonomy:
     names: dict[str, str]
     parent: dict[str, str | None]
     order: list[str]
+    sections: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls) -> Taxonomy:
         rows = Category.objects.order_by("order", "code").values_list(
-            "code", "name", "parent__code"
+            "code", "name", "parent__code", "section"
         )
         return cls(
-            names={code: name for code, name, _ in rows},
-            parent={code: parent for code, _, parent in rows},
-            order=[code for code, _, _ in rows],
+            names={code: name for code, name, _, _ in rows},
+            parent={code: parent for code, _, parent, _ in rows},
+            order=[code for code, _, _, _ in rows],
+            sections={code: section for code, _, _, section in rows},
         )
+
+    def label(self, code: str) -> str:
+        """ "§6.3 Pipelining": the name with its section number, as the paper numbers it."""
+        section = self.sections.get(code)
+        return f"§{section} {self.names[code]}" if section else self.names[code]
+
+    def in_tree_order(self) -> list[tuple[str, int]]:
+        """(code, depth), each parent followed by its children: a table of contents."""
+        children: dict[str | None, list[str]] = {}
+        for code in self.order:
+            children.setdefault(self.parent[code], []).append(code)
+        ordered: list[tuple[str, int]] = []
+        stack = [(code, 0) for code in reversed(children.get(None, []))]
+        while stack:
+            code, depth = stack.pop()
+            ordered.append((code, depth))
+            stack.extend((child, depth + 1) for child in reversed(children.get(code, [])))
+        return ordered
 
     @property
     def levels(self) -> list[str]:
@@ -68,7 +87,7 @@ class Taxonomy:
         return tree.root_of(self.parent, code)
 
     def colours(self) -> dict[str, str]:
-        return {code: PALETTE[i % len(PALETTE)] for i, code in enumerate(self.levels)}
+        return level_colours(self.levels)
 
 
 @dataclass
@@ -132,6 +151,23 @@ def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
     }
 
 
+def labelled(nodes: list[dict], size: str, centre: str) -> list[str]:
+    """The keys of the nodes drawn with a label: the largest by the size measure (then the
+    most cited), and the centre of an ego view."""
+    measure = "pagerank" if size == "pagerank" else "in_degree"
+    ranked = sorted(nodes, key=lambda n: (-n[measure], -n["in_degree"], n["key"]))
+    keys = [n["key"] for n in ranked[:LABELLED] if n[measure] > 0]
+    return [centre, *keys] if centre and centre not in keys else keys
+
+
+def short_title(title: str, length: int = 28) -> str:
+    """A title cut at a word boundary, for a label on the drawing."""
+    title = title.split(":")[0] if 8 <= len(title.split(":")[0]) <= length else title
+    if len(title) <= length:
+        return title
+    return title[:length].rsplit(" ", 1)[0].rstrip(",;-") + "…"
+
+
 def graph_page_data(selection: GraphSelection, size: str, centre: str = "") -> dict:
     positions = selection.catalogue.layout(selection.shown)
     nodes = [
@@ -143,6 +179,11 @@ def graph_page_data(selection: GraphSelection, size: str, centre: str = "") -> d
         }
         for key, attrs in selection.shown.nodes(data=True)
     ]
+    nodes_by_key = {node["key"]: node for node in nodes}
+    for rank, key in enumerate(labelled(nodes, size, centre)):
+        nodes_by_key[key]["label"] = short_title(nodes_by_key[key]["title"])
+        # Around the marker in turn: the most cited works sit close together in the middle.
+        nodes_by_key[key]["label_position"] = LABEL_POSITIONS[rank % len(LABEL_POSITIONS)]
     index = {node["key"]: i for i, node in enumerate(nodes)}
     edges = [
         [index[citing], index[cited], provs[0]]

@@ -10,7 +10,6 @@ import csv
 import io
 import json
 
-import networkx as nx
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
@@ -23,9 +22,7 @@ from catalogue.models import Provenance, Work
 from explorer.graph.documents import (
     CAVEAT,
     COLLECTION_CAVEAT,
-    MAX_OPTIONS,
     Taxonomy,
-    default_seeds,
     ego_message,
     graph_page_data,
     quality_report,
@@ -69,9 +66,10 @@ def facet_context(query: Query, taxonomy: Taxonomy) -> dict:
     """What the facet controls show: choices, and the values of this request."""
     return {
         "facets": query.facet_values(),
-        "level_choices": [(c, taxonomy.names[c]) for c in taxonomy.levels],
+        "level_choices": [(c, taxonomy.label(c)) for c in taxonomy.levels],
         "category_choices": [
-            (c, taxonomy.names[c], taxonomy.level_of(c) != c) for c in taxonomy.order
+            (code, "\u2003" * depth + taxonomy.label(code))
+            for code, depth in taxonomy.in_tree_order()
         ],
         "provenance_choices": PROVENANCE_FIELD_CHOICES,
         "chosen_provenances": query.data.get("provenance") or [],
@@ -111,7 +109,7 @@ def graph_page(request):
         "shown_edges": selection.shown.number_of_edges(),
         "top_works": top_works(selection),
         "ego_title": title_text(selection.shown.nodes[ego_key]["title"]) if ego_key else "",
-        "work_keys": sorted(catalogue.graph) if len(catalogue.graph) <= MAX_OPTIONS else [],
+        "without_ego": urlencode(urlencode_without(request.GET, "ego")),
         "export_links": export_links(request.GET),
         "api_link": with_query(reverse("graph:api-graph"), urlencode_without(request.GET, "size")),
         **era_context(query, request.GET, catalogue),
@@ -175,7 +173,12 @@ def snowball_page(request):
         "document": document,
         "result": result,
         "growth": growth_data(result),
-        "seed_options": seed_options(view, result.seeds),
+        "chosen_seeds": [
+            (key, title_text(view.nodes[key]["title"])) for key in query.data["seeds"]
+        ],
+        "work_titles": {
+            key: title_text(view.nodes[key]["title"]) for key in result.collected if key in view
+        },
         "seminal": [
             (key, title_text(attrs["title"]), attrs["seminal_reason"])
             for key, attrs in sorted(view.nodes(data=True))
@@ -198,22 +201,6 @@ def snowball_page(request):
         "forward_seed": FORWARD_EXAMPLE_SEED,
     }
     return render(request, "graph/snowball.html", context)
-
-
-def seed_options(view: nx.DiGraph, chosen: list[str]) -> list[tuple[str, str, bool]]:
-    """Every work, or only the seminal and chosen ones in a catalogue too large to list."""
-    works = view.nodes(data=True)
-    if len(view) > MAX_OPTIONS:
-        works = [(k, view.nodes[k]) for k in {*default_seeds(view), *chosen}]
-    ordered = sorted(works, key=lambda n: (n[1].get("survey_ref") or 0, n[0]))
-    return [
-        (
-            key,
-            f"[{attrs.get('survey_ref') or '-'}] {title_text(attrs['title'])}",
-            key in chosen,
-        )
-        for key, attrs in ordered
-    ]
 
 
 def growth_data(result: Snowball) -> dict:

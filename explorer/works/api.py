@@ -6,10 +6,12 @@ from __future__ import annotations
 from django.db.models import Count, Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import mixins, viewsets
+from rest_framework import generics, mixins, viewsets
+from rest_framework import serializers as drf_serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from catalogue.bibtex import display_text
 from catalogue.constants import KEY_REGEX
 from catalogue.models import (
     Author,
@@ -24,7 +26,13 @@ from catalogue.models import (
 from explorer.middleware import cached_for_anonymous
 from explorer.pagination import CountInPagePagination
 from explorer.works import serializers
-from explorer.works.filters import ERA_CHOICES, WorkFilter, category_tree, era_parameter
+from explorer.works.filters import (
+    ERA_CHOICES,
+    MAX_QUERY_LENGTH,
+    WorkFilter,
+    category_tree,
+    era_parameter,
+)
 
 ERA_PARAMETER = OpenApiParameter(
     "era",
@@ -213,3 +221,46 @@ class CostModelViewSet(
     queryset = CostModel.objects.select_related("technique").prefetch_related(
         Prefetch("works", queryset=Work.objects.only("key"))
     )
+
+
+class SuggestSerializer(drf_serializers.Serializer):
+    key = drf_serializers.CharField()
+    title = drf_serializers.CharField(help_text="As people read it (no BibTeX braces).")
+    title_html = drf_serializers.CharField(help_text="The title, matched words in <mark>.")
+    authors = drf_serializers.ListField(child=drf_serializers.CharField())
+    year = drf_serializers.IntegerField(allow_null=True)
+    url = drf_serializers.CharField()
+
+
+class SuggestView(StrictFilterMixin, generics.GenericAPIView):
+    """The works suggested while a search is typed: the JSON twin of /suggest/."""
+
+    allowed_parameters = frozenset({"q", "format"})
+    serializer_class = SuggestSerializer
+    pagination_class = None
+    filter_backends: list = []
+    queryset = Work.objects.all()  # for the schema; the works come from Work.objects.suggestions
+
+    @extend_schema(
+        summary="Works whose text holds every word of q, the last one possibly unfinished",
+        parameters=[OpenApiParameter("q", str, description="What has been typed so far.")],
+        responses=SuggestSerializer(many=True),
+    )
+    def get(self, request):
+        self.check_parameters(request)
+        text = request.query_params.get("q", "")
+        if len(text) > MAX_QUERY_LENGTH:
+            raise ValidationError({"q": f"at most {MAX_QUERY_LENGTH} characters"})
+        works = Work.objects.suggestions(text) if text.strip() else []
+        rows = [
+            {
+                "key": work.key,
+                "title": display_text(work.title),
+                "title_html": work.match.get("title", ""),
+                "authors": [display_text(name) for name in work.author_names],
+                "year": work.year,
+                "url": request.build_absolute_uri(work.get_absolute_url()),
+            }
+            for work in works
+        ]
+        return Response(rows)

@@ -5,19 +5,15 @@ One FilterSet so that a page URL and its JSON twin take exactly the same query p
 
 from __future__ import annotations
 
-import re
-
 import django_filters
 from django import forms
-from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, OuterRef, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
+from catalogue.constants import ENTRY_TYPE_WORDS
 from catalogue.models import (
     Assignment,
-    Author,
-    Authorship,
     Category,
     Era,
     Evidence,
@@ -26,10 +22,7 @@ from catalogue.models import (
     has_demo,
 )
 
-MAX_QUERY_TERMS = 8
 MAX_QUERY_LENGTH = 200
-# Ranking weights: where a term appears says how relevant the work is.
-SEARCH_WEIGHTS = {"title": 5, "authors": 3, "venue": 2, "abstract": 1, "note": 1}
 ORDERINGS = {
     "ref": ("survey_ref", "key"),
     "-ref": ("-survey_ref", "key"),
@@ -41,6 +34,18 @@ ORDERINGS = {
     "-key": ("-key",),
     "relevance": ("-relevance", "survey_ref", "key"),
 }
+ORDERING_LABELS = {
+    "relevance": "relevance (with a search)",
+    "ref": "survey reference number",
+    "-ref": "survey reference number, last first",
+    "year": "year, oldest first",
+    "-year": "year, newest first",
+    "title": "title, A to Z",
+    "-title": "title, Z to A",
+    "key": "citation key, A to Z",
+    "-key": "citation key, Z to A",
+}
+ENTRY_TYPES = ENTRY_TYPE_WORDS
 KNOWN_PARAMETERS = {"page", "page_size", "format"}
 # Without ?era=, lists show the survey's own works: its figures (270 works, 269 references) stay
 # what they were, and a later work is never mixed in unasked (README, "Eras").
@@ -66,52 +71,27 @@ def category_tree(era: str) -> list:
     return categories.tree_with_counts(Work.objects.in_era(era))
 
 
-def search_terms(text: str) -> list[str]:
-    """Split a query into at most MAX_QUERY_TERMS words (letters, digits, - and .)."""
-    return re.findall(r"[\w.+-]+", text.lower())[:MAX_QUERY_TERMS]
-
-
-def search(queryset: QuerySet, text: str) -> QuerySet:
-    """Works matching every term somewhere, annotated with a `relevance` score.
-
-    Plain `icontains` lookups so that it behaves the same on SQLite and PostgreSQL.
-    """
-    relevance = Value(0)
-    for term in search_terms(text):
-        # Authors matching the term first, then their works: a correlated EXISTS would run the
-        # LIKE once per candidate work (slow on a large catalogue, measured in bench/).
-        by_author = Q(
-            pk__in=Authorship.objects.filter(
-                author__in=Author.objects.filter(name__icontains=term)
-            ).values("work_id")
-        )
-        fields = {
-            "title": Q(title__icontains=term),
-            "authors": by_author,
-            "venue": Q(venue__icontains=term),
-            "abstract": Q(abstract__icontains=term),
-            "note": Q(note__icontains=term),
-        }
-        matches_any = Q()
-        for condition in fields.values():
-            matches_any |= condition
-        queryset = queryset.filter(matches_any)
-        for name, condition in fields.items():
-            relevance = relevance + Case(
-                When(condition, then=Value(SEARCH_WEIGHTS[name])),
-                default=Value(0),
-                output_field=IntegerField(),
-            )
-    return queryset.annotate(relevance=Coalesce(relevance, Value(0)))
-
-
 def user_error(message: str, value: str, **params: str) -> forms.ValidationError:
     """An error quoting what the user sent, as a parameter: django-filter formats every message
     with `message % params`, and a % in a value pasted into the message would raise (a 500)."""
     return forms.ValidationError(message, params={"value": repr(value), **params})
 
 
+class TreeOrderIterator(forms.models.ModelChoiceIterator):
+    """Categories as a table of contents: parents before children, section numbers shown,
+    children indented. Evaluated only when the form is rendered (the API never is)."""
+
+    def __iter__(self):
+        if self.field.empty_label is not None:
+            yield ("", self.field.empty_label)
+        for category, depth in self.queryset.in_tree_order():
+            indent = "\u2003" * depth  # em spaces: a <select> shows no other indentation
+            yield (self.choice(category)[0], f"{indent}{category}")
+
+
 class CodeChoiceField(forms.ModelChoiceField):
+    iterator = TreeOrderIterator
+
     def to_python(self, value):
         try:
             return super().to_python(value)
@@ -148,12 +128,14 @@ class WorkFilter(django_filters.FilterSet):
     level = CodeChoiceFilter(
         queryset=Category.objects.filter(parent__isnull=True),
         to_field_name="code",
+        empty_label="any level",
         label="Parallelism level",
         help_text="Top-level category code: ops, net, train or bg.",
     )
     category = CodeChoiceFilter(
         queryset=Category.objects.all(),
         to_field_name="code",
+        empty_label="any category",
         label="Category",
         help_text="Any category code; sub-categories are included.",
     )
@@ -167,31 +149,40 @@ class WorkFilter(django_filters.FilterSet):
         method="filter_search",
         label="Search",
         max_length=MAX_QUERY_LENGTH,
-        help_text="Words searched in titles, authors, venues, abstracts and notes (ranked).",
+        help_text=(
+            "Words searched in titles, authors, venues, abstracts, notes and the names and "
+            "descriptions of the works' categories and techniques; stemmed (pipeline finds "
+            "pipelining), all words required, ranked by relevance."
+        ),
     )
     evidence = django_filters.ChoiceFilter(
-        choices=Evidence.choices, method="filter_evidence", label="Assignment evidence"
+        choices=Evidence.choices,
+        method="filter_evidence",
+        label="Evidence of a category",
+        empty_label="any evidence",
     )
     entry_type = django_filters.CharFilter(
         field_name="entry_type",
-        label="Entry type",
+        label="Kind of publication",
         max_length=30,
         help_text="BibTeX entry type: article, inproceedings, misc, book, ...",
+        widget=forms.Select(choices=[("", "any kind"), *ENTRY_TYPES.items()]),
     )
     has_cost_model = django_filters.BooleanFilter(
         method="filter_has_cost_model",
         label="Has a cost model",
-        widget=forms.Select(choices=[("", "any"), ("true", "yes"), ("false", "no")]),
+        widget=forms.Select(choices=[("", "either"), ("true", "yes"), ("false", "no")]),
     )
     has_demo = django_filters.BooleanFilter(
         method="filter_has_demo",
         label="Has a demo",
-        widget=forms.Select(choices=[("", "any"), ("true", "yes"), ("false", "no")]),
+        widget=forms.Select(choices=[("", "either"), ("true", "yes"), ("false", "no")]),
     )
     ordering = django_filters.ChoiceFilter(
-        choices=[(key, key) for key in ORDERINGS],
+        choices=list(ORDERING_LABELS.items()),
         method="filter_ordering",
         label="Order by",
+        empty_label="relevance with a search, else survey reference number",
         help_text="ref, year, title or key (prefix - to reverse), or relevance with q.",
     )
 
@@ -232,11 +223,39 @@ class WorkFilter(django_filters.FilterSet):
             ordering = "ref"  # nothing to rank by
         return queryset.order_by(*ORDERINGS[ordering])
 
+    def active_filters(self) -> list[tuple[str, tuple[str, ...]]]:
+        """The filters in force, in words, each with the parameters that removing it drops:
+        for the works page's chips. Valid filters only (call after is_valid)."""
+        cleaned = self.form.cleaned_data if self.is_bound else {}
+        chips: list[tuple[str, tuple[str, ...]]] = []
+        if cleaned.get("q", "").strip():
+            chips.append((f"“{cleaned['q'].strip()}”", ("q",)))
+        for name in ("level", "category"):
+            if cleaned.get(name) is not None:
+                chips.append((f"{self.filters[name].label}: {cleaned[name]}", (name,)))
+        low, high = cleaned.get("year_min"), cleaned.get("year_max")
+        if low is not None and low == high:
+            chips.append((f"in {low:.0f}", ("year_min", "year_max")))
+        else:
+            if low is not None:
+                chips.append((f"from {low:.0f}", ("year_min",)))
+            if high is not None:
+                chips.append((f"up to {high:.0f}", ("year_max",)))
+        if cleaned.get("evidence"):
+            chips.append((f"evidence: {Evidence(cleaned['evidence']).label}", ("evidence",)))
+        if cleaned.get("entry_type"):
+            kind = ENTRY_TYPES.get(cleaned["entry_type"], cleaned["entry_type"])
+            chips.append((kind, ("entry_type",)))
+        for name, thing in (("has_cost_model", "a cost model"), ("has_demo", "a demo")):
+            if cleaned.get(name) is not None:
+                chips.append((f"{'with' if cleaned[name] else 'without'} {thing}", (name,)))
+        return chips
+
     def filter_era(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         return queryset  # applied in `qs`, with the default when the parameter is absent
 
     def filter_search(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
-        return search(queryset, value) if value.strip() else queryset
+        return queryset.search(value) if value.strip() else queryset
 
     def filter_evidence(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         return queryset.filter(

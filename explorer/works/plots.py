@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LEVEL_COLOURS = {"ops": "#2457a6", "net": "#2e8b57", "train": "#c0392b", "bg": "#8e8e8e"}
+from explorer.palette import level_colours
 
 
 def timeline_figure(
@@ -14,13 +14,14 @@ def timeline_figure(
     works without a year are left out (and counted by the caller)."""
     years = sorted({year for year, _, _ in rows if year is not None})
     counts = {(year, level): n for year, level, n in rows}
+    colours = level_colours(list(level_names))
     traces = [
         {
             "type": "bar",
             "name": name,
             "x": years,
             "y": [counts.get((year, code), 0) for year in years],
-            "marker": {"color": LEVEL_COLOURS.get(code, "#555")},
+            "marker": {"color": colours[code]},
             "hovertemplate": f"{name}<br>%{{x}}: %{{y}} works<extra></extra>",
         }
         for code, name in level_names.items()
@@ -32,7 +33,8 @@ def timeline_figure(
             "barmode": "stack",
             "xaxis": {"title": {"text": "year"}, "dtick": 2},
             "yaxis": {"title": {"text": "works (a work in several levels counts in each)"}},
-            "legend": {"orientation": "h"},
-            "margin": {"t": 50, "r": 10},
+            # Above the plot: below it, a horizontal legend sits on the x axis title.
+            "legend": {"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
+            "margin": {"t": 90, "r": 10},
         },
     }

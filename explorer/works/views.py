@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.core.paginator import EmptyPage
 from django.db.models import Count
@@ -13,7 +15,7 @@ from catalogue.models import Assignment, Author, Category, Citation, Provenance,
 from explorer.middleware import cached_for_anonymous
 from explorer.pagination import counted_paginator, page_size_message
 from explorer.works import plots
-from explorer.works.filters import WorkFilter, category_tree, era_parameter
+from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter, category_tree, era_parameter
 from explorer.works.find_links import search_links
 
 DEFAULT_PAGE_SIZE = 50
@@ -58,8 +60,15 @@ def work_list(request):
         return render(request, "works/work_list.html", context, status=400)
     facets = works.facet_counts()
     page = _page(works, page_size, request.GET.get("page", "1"), count=facets["total"])
+    searched = works_filter.form.cleaned_data.get("q", "") if works_filter.is_bound else ""
+    if searched.strip():
+        _mark_matches(page.object_list, searched)
     context = {
         "filter": works_filter,
+        "chips": [
+            (label, _without(request, "page", *names))
+            for label, names in works_filter.active_filters()
+        ],
         "page": page,
         "facets": facets,
         "category_tree": category_tree_of(works, works_filter.selected_era),
@@ -69,6 +78,15 @@ def work_list(request):
     }
     template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
     return render(request, template, context)
+
+
+def _mark_matches(works, text: str) -> None:
+    """Each work of the page gets `match`: its title and a fragment with the words that matched
+    highlighted (one query for the page)."""
+    works = list(works)
+    marks = Work.objects.highlights([work.pk for work in works], text)
+    for work in works:
+        work.match = marks.get(work.pk, {})
 
 
 def category_tree_of(works, era: str) -> list:
@@ -181,3 +199,34 @@ def numbers(request):
         "later_years": list(later.values_list("year").annotate(n=Count("pk")).order_by("year")),
     }
     return render(request, "works/numbers.html", context)
+
+
+@cached_for_anonymous
+def suggest(request):
+    """Works suggested while a search is typed (an htmx fragment); the box's arrow keys pick one
+    (static/js/suggest.js). The JSON twin is /api/suggest/."""
+    text = request.GET.get("q", "")[:MAX_QUERY_LENGTH]
+    works = Work.objects.suggestions(text) if text.strip() else []
+    box = request.GET.get("box", "")
+    context = {
+        "works": works,
+        "q": text.strip(),
+        "mode": "pick" if request.GET.get("mode") == "pick" else "go",
+        "box_id": box if re.fullmatch(r"[a-z][a-z0-9-]{0,40}", box) else "suggestion",
+    }
+    return render(request, "works/_suggestions.html", context)
+
+
+@cached_for_anonymous
+def sources(request):
+    """Where the catalogue's facts come from, in the reader's words: the page every "S1" and
+    "the facts record" on the other pages links to."""
+    context = {
+        "reference_count": Work.objects.references().count(),
+        "evidence": dict(
+            Assignment.objects.values_list("evidence").annotate(n=Count("work", distinct=True))
+        ),
+        "provenance": dict(Citation.objects.values_list("provenance").annotate(n=Count("pk"))),
+        "provenance_labels": dict(Provenance.choices),
+    }
+    return render(request, "works/sources.html", context)

@@ -38,10 +38,10 @@
     var r = run.result;
     results.appendChild(el("p", { "class": "summary" },
       (run.cached ? "Cached result" : "Computed in " + fmt(run.elapsed_s) + " s") + " · demo version " + run.version));
-    results.appendChild(table("Measurements", ["metric", "measured", "predicted by the cost model", "unit", "note"],
+    results.appendChild(table("Simulated results", ["quantity", "simulated", "predicted by the cost model", "unit", "note"],
       r.metrics.map(function (m) { return [m.name, m.value, m.predicted, m.unit, m.note]; })));
     if (r.agreement.length) {
-      results.appendChild(table("Agreement with the model", ["claim", "holds", "detail"],
+      results.appendChild(table("Agreement with the model (in the simulation)", ["claim", "holds", "detail"],
         r.agreement.map(function (a) { return [a.claim, a.holds ? "yes" : "NO", a.detail]; })));
     }
     r.tables.forEach(function (t) { results.appendChild(table(t.title, t.columns, t.rows)); });

@@ -50,12 +50,16 @@
     return data.levels.map(function (level) {
       var members = data.nodes.filter(function (node) { return node.level === level.code; });
       return {
-        type: "scatter", mode: "markers", name: level.name,
+        type: "scatter", mode: "markers+text", name: level.name,
         x: members.map(function (n) { return n.x; }),
         y: members.map(function (n) { return n.y; }),
-        text: members.map(hoverText),
+        // The most important works are named on the drawing; every work on hover.
+        text: members.map(function (n) { return n.label || ""; }),
+        textposition: members.map(function (n) { return n.label_position || "top center"; }),
+        textfont: { size: 11, color: "#1d2330" },
+        hovertext: members.map(hoverText),
         customdata: members.map(function (n) { return n.url; }),
-        hovertemplate: "%{text}<extra></extra>",
+        hovertemplate: "%{hovertext}<extra></extra>",
         marker: {
           color: level.colour,
           size: members.map(function (n) { return markerSize(n, data.size, largest); }),

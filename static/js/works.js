@@ -27,7 +27,8 @@
       .finally(function () { results.removeAttribute("aria-busy"); });
   }
 
-  form.addEventListener("change", function () {
+  form.addEventListener("change", function (event) {
+    if (!event.target.name || event.target.form !== form) return;  // a display toggle, a picker box
     var query = queryOf(form);
     load(window.location.pathname + (query ? "?" + query : ""), true);
   });
@@ -37,4 +38,8 @@
     load(window.location.pathname + (query ? "?" + query : ""), true);
   });
   window.addEventListener("popstate", function () { window.location.reload(); });
+
+  // On a phone the filters start folded, below the results (they stay in the page without JS).
+  var panel = document.querySelector(".filters-panel");
+  if (panel && window.matchMedia("(max-width: 800px)").matches) panel.open = false;
 })();

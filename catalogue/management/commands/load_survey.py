@@ -36,6 +36,7 @@ from catalogue.models import (
     CuratorDeletion,
     Technique,
     Work,
+    WorkSearchText,
 )
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -226,6 +227,8 @@ def load_all(fixtures: Path, kept: list[str] | None = None) -> None:
         load_seminal(fixtures / "seminal.json", works, kept)
     if (fixtures / "after_survey.bib").exists():
         load_after_survey(fixtures, works, kept)
+    # Bulk writes send no signals: the search text of the works, anew.
+    WorkSearchText.objects.refresh(Work.objects.values_list("pk", flat=True))
 
 
 def load_after_survey(fixtures: Path, survey_works: dict[str, Work], kept: list[str]) -> None:
