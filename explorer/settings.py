@@ -93,6 +93,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Every error under /api/ in one JSON shape (explorer/errors.py), whichever layer answered.
+    "explorer.errors.ApiErrorMiddleware",
     "explorer.middleware.RejectNulBytesMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -203,7 +205,8 @@ if not DEBUG:
     }
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "explorer.schema.ContractSchema",
+    "EXCEPTION_HANDLER": "explorer.errors.api_exception_handler",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",

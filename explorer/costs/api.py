@@ -203,6 +203,6 @@ class PlotView(ReadOnlyCostView):
             params.check_known(query, params.PAGE_PARAMETERS | {"format"})
             result = cost_plots.build_plot(name, cost_formulas(), query)
         except (ParameterError, FormulaError) as error:
-            raise ValidationError({"errors": [str(error)]}) from None
+            raise ValidationError([str(error)]) from None
         page = link("costs:costs", query=request.GET.urlencode())
         return Response(result | {"html_url": request.build_absolute_uri(page)})

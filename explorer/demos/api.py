@@ -6,6 +6,7 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,6 +14,7 @@ from rest_framework.views import APIView
 from explorer.demos import DEMOS
 from explorer.demos.base import schema
 from explorer.demos.service import demo_or_404, run_or_error
+from explorer.errors import error_body
 from explorer.throttling import DemoRunThrottle
 
 
@@ -85,8 +87,9 @@ class DemoRunView(APIView):
         demo_or_404(slug)
         params = request.data.get("params", {}) if isinstance(request.data, dict) else None
         if not isinstance(params, dict):
-            return Response(
-                {"error": 'the body must be a JSON object {"params": {...}}'}, status=400
-            )
+            message = 'the body must be a JSON object {"params": {...}}'
+            raise ValidationError({"params": [message]})
         body, code, headers = run_or_error(slug, params)
+        if code != 200:
+            body = error_body(code, body["error"])
         return Response(body, status=code, headers=headers)

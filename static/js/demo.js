@@ -87,7 +87,7 @@
       .then(function (pair) {
         if (!pair[0].ok) {
           var retry = pair[0].headers.get("Retry-After");
-          errorBox.textContent = pair[1].error + (retry ? " Try again in " + retry + " s." : "");
+          errorBox.textContent = pair[1].detail + (retry ? " Try again in " + retry + " s." : "");
           errorBox.hidden = false;
           return;
         }
