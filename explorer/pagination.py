@@ -31,8 +31,10 @@ class WorkPagination(PageNumberPagination):
                 "name": self.page_query_param,
                 "in": "query",
                 "required": False,
-                "description": "Page number, from 1 (a page past the last answers 404).",
+                "description": "Page number, from 1 (a page past the last answers 404; "
+                "empty means 1).",
                 "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_NUMBER},
+                "allowEmptyValue": True,
             },
             {
                 "name": self.page_size_query_param,

@@ -96,6 +96,15 @@ class ContractSchema(AutoSchema):
                 responses[status]["content"] = {"application/json": {"schema": error}}
         return responses
 
+    def _get_parameters(self):
+        parameters = super()._get_parameters()
+        for parameter in parameters:
+            schema = parameter.get("schema", {})
+            if parameter["in"] == "query" and schema.get("type") == "string":
+                if "enum" not in schema and "pattern" not in schema:
+                    schema["pattern"] = NO_NUL
+        return parameters
+
     def _get_filter_parameters(self):
         query_forms = getattr(self.view, "query_forms", None)
         if query_forms is None or getattr(self.view, "action", "list") != "list":
@@ -111,9 +120,7 @@ def form_parameters(form_class, excluded: Iterable[str] = ()) -> list[dict]:
     """The query parameters a Django form (or a django-filter FilterSet, through its form) reads,
     each with the schema of what its field accepts."""
     fields = form_fields(form_class)
-    return [
-        query_parameter(name, field) for name, field in fields.items() if name not in excluded
-    ]
+    return [query_parameter(name, field) for name, field in fields.items() if name not in excluded]
 
 
 def form_fields(form_class) -> dict[str, forms.Field]:
@@ -125,11 +132,14 @@ def form_fields(form_class) -> dict[str, forms.Field]:
 def query_parameter(name: str, field: forms.Field) -> dict:
     schema, many = field_schema(field)
     description = str(field.help_text or field.label or "")
-    if many:
+    if many:  # every value must be one of the choices, an empty one too
         return build_parameter_type(
             name, schema, "query", description=description, explode=True, style="form"
         )
-    return build_parameter_type(name, schema, "query", description=description)
+    parameter = build_parameter_type(name, schema, "query", description=description)
+    # The forms count an empty value (?era=, a blank form field) as not given.
+    parameter["allowEmptyValue"] = True
+    return parameter
 
 
 def field_schema(field: forms.Field) -> tuple[dict, bool]:
@@ -160,7 +170,8 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
         if field.max_value is not None:
             schema["maximum"] = field.max_value
         return schema, False
-    schema = {"type": "string", "pattern": NO_NUL}
+    pattern = field.regex.pattern if isinstance(field, forms.RegexField) else NO_NUL
+    schema = {"type": "string", "pattern": pattern}
     if getattr(field, "max_length", None):
         schema["maxLength"] = field.max_length
     return schema, False

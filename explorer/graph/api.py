@@ -124,7 +124,10 @@ class CitationGraphView(ReadOnlyGraphView):
         try:
             selection = select_graph(query, catalogue, taxonomy)
         except citation_graph.UnknownWorks as error:
-            raise ValidationError([ego_message(error, catalogue)]) from error
+            message = ego_message(error, catalogue)
+            if error.keys[0] not in catalogue.graph:  # names no work: as ?citing= on citations
+                raise NotFound(message) from error
+            raise ValidationError({"ego": [message]}) from error
         graph = export_graph(selection, query.provenances())
         if fmt == "json":
             return Response(nx.node_link_data(graph, edges="edges"))
@@ -234,8 +237,8 @@ class SnowballView(ReadOnlyGraphView):
         try:
             result = run_snowball(query, view)
         except citation_graph.UnknownWorks as error:
-            message = f"unknown work key(s): {', '.join(error.keys)}"
-            raise ValidationError({"seeds": message}) from error
+            # A seed that names no work is a missing resource, as ?citing= on /api/citations/.
+            raise NotFound(f"seeds: unknown work key(s): {', '.join(error.keys)}") from error
         return Response(snowball_document(result, view, query))
 
 
@@ -264,7 +267,8 @@ class RelatedWorksView(ReadOnlyGraphView):
         refuse_unknown(request, {"top"})
         raw = request.query_params.get("top", "10")
         if not raw.isdigit() or not 1 <= int(raw) <= MAX_TOP:
-            raise ValidationError({"top": f"must be a whole number from 1 to {MAX_TOP}, not {raw!r}"})
+            message = f"must be a whole number from 1 to {MAX_TOP}, not {raw!r}"
+            raise ValidationError({"top": message})
         catalogue = citation_graph.catalogue_graph()
         view = catalogue.view()
         if key not in view:

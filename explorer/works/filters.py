@@ -136,6 +136,28 @@ class CodeChoiceFilter(django_filters.ModelChoiceFilter):
         return queryset.filter(Exists(in_subtree))
 
 
+class StrictBooleanField(forms.NullBooleanField):
+    """true or false (or empty: no filter); anything else is refused, not read as "any"."""
+
+    TRUE, FALSE = ("true", "True", "1"), ("false", "False", "0")
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        if value in self.TRUE or value is True:
+            return True
+        if value in self.FALSE or value is False:
+            return False
+        raise user_error("must be true or false (got %(value)s)", str(value))
+
+    def validate(self, value) -> None:
+        pass
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    field_class = StrictBooleanField
+
+
 class WorkFilter(django_filters.FilterSet):
     era = django_filters.ChoiceFilter(
         choices=ERA_CHOICES,
@@ -178,12 +200,12 @@ class WorkFilter(django_filters.FilterSet):
         max_length=30,
         help_text="BibTeX entry type: article, inproceedings, misc, book, ...",
     )
-    has_cost_model = django_filters.BooleanFilter(
+    has_cost_model = StrictBooleanFilter(
         method="filter_has_cost_model",
         label="Has a cost model",
         widget=forms.Select(choices=[("", "any"), ("true", "yes"), ("false", "no")]),
     )
-    has_demo = django_filters.BooleanFilter(
+    has_demo = StrictBooleanFilter(
         method="filter_has_demo",
         label="Has a demo",
         widget=forms.Select(choices=[("", "any"), ("true", "yes"), ("false", "no")]),
@@ -202,18 +224,17 @@ class WorkFilter(django_filters.FilterSet):
     def __init__(self, data=None, *args, **kwargs):
         super().__init__(data, *args, **kwargs)
         self.unknown = sorted(set(self.data or {}) - set(self.filters) - KNOWN_PARAMETERS)
+        # The last of repeated values would win silently: refused, as the forms of the API do.
+        lists = self.data.lists() if hasattr(self.data, "lists") else ()
+        self.repeated = sorted(name for name, values in lists if len(values) > 1)
 
     def is_valid(self) -> bool:
         valid = super().is_valid()
         for name in self.unknown:
             self.form.add_error(None, user_error("unknown parameter %(value)s", name))
-        if self.form.is_bound and self.form.is_valid():
-            low, high = (
-                self.form.cleaned_data.get("year_min"),
-                self.form.cleaned_data.get("year_max"),
-            )
-            if low is not None and high is not None and low > high:
-                self.form.add_error("year_max", "must not be before year_min")
+        for name in self.repeated:
+            message = f"{name} is given {len(self.data.getlist(name))} times; give it once"
+            self.form.add_error(name if name in self.form.fields else None, message)
         return valid and not self.form.errors
 
     @property
