@@ -20,12 +20,14 @@ import json
 import logging
 from http import HTTPStatus
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler
 
 logger = logging.getLogger(__name__)
+DJANGO_ANSWERED = (Http404, PermissionDenied, SuspiciousOperation, BadRequest)
 
 API_PREFIX = "/api/"
 NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
@@ -137,17 +139,35 @@ class ApiErrorMiddleware:
         if not is_api(request) or response.status_code < 400 or is_error_shape(response):
             return response
         status = response.status_code
-        reshaped = error_response(status, default_detail(request, status))
+        reshaped = error_response(status, *written_detail(response, request))
         for name in ("Retry-After", "Allow", "WWW-Authenticate"):
             if name in response:
                 reshaped[name] = response[name]
         return reshaped
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not is_api(request):
-            return None
+        if not is_api(request) or isinstance(exception, DJANGO_ANSWERED):
+            return None  # Django answers these (400, 403, 404, 413); __call__ reshapes them
         logger.exception("Unexpected error on %s %s", request.method, request.path)
         return error_response(500, "The server failed to answer this request.")
+
+
+def written_detail(response: HttpResponse, request: HttpRequest) -> tuple[str, dict]:
+    """(detail, errors) of a JSON error written by hand ({"format": "..."}, {"error": "..."}),
+    or Django's default words for its own answers."""
+    body = None
+    if response.get("Content-Type", "").startswith("application/json"):
+        try:
+            body = json.loads(response.content)
+        except ValueError:
+            body = None
+    if isinstance(body, dict) and body:
+        text = body.get("detail") or body.get("error")
+        if isinstance(text, str) and len(body) == 1:
+            return text, {}
+        errors = field_messages(body)
+        return summary(errors), errors
+    return default_detail(request, response.status_code), {}
 
 
 def default_detail(request: HttpRequest, status: int) -> str:
