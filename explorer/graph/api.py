@@ -127,7 +127,7 @@ class CitationGraphView(ReadOnlyGraphView):
             message = ego_message(error, catalogue)
             if error.keys[0] not in catalogue.graph:  # names no work: as ?citing= on citations
                 raise NotFound(message) from error
-            raise ValidationError({"ego": [message]}) from error
+            raise ValidationError([message]) from error
         graph = export_graph(selection, query.provenances())
         if fmt == "json":
             return Response(nx.node_link_data(graph, edges="edges"))

@@ -224,17 +224,11 @@ class WorkFilter(django_filters.FilterSet):
     def __init__(self, data=None, *args, **kwargs):
         super().__init__(data, *args, **kwargs)
         self.unknown = sorted(set(self.data or {}) - set(self.filters) - KNOWN_PARAMETERS)
-        # The last of repeated values would win silently: refused, as the forms of the API do.
-        lists = self.data.lists() if hasattr(self.data, "lists") else ()
-        self.repeated = sorted(name for name, values in lists if len(values) > 1)
 
     def is_valid(self) -> bool:
         valid = super().is_valid()
         for name in self.unknown:
             self.form.add_error(None, user_error("unknown parameter %(value)s", name))
-        for name in self.repeated:
-            message = f"{name} is given {len(self.data.getlist(name))} times; give it once"
-            self.form.add_error(name if name in self.form.fields else None, message)
         return valid and not self.form.errors
 
     @property
