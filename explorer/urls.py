@@ -11,6 +11,7 @@ urlpatterns = [
     path("", include("explorer.costs.urls")),
     path("", include("explorer.demos.urls")),
     path("", include("explorer.works.urls")),
+    path("", include("explorer.planner.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("admin/", admin.site.urls),

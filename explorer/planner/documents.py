@@ -1,0 +1,72 @@
+"""The planner's document for a query string: what the page shows and its JSON twin returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catalogue.costs import FormulaError
+from explorer.links import link
+
+from . import plan as planning
+from .data import catalogue_formulas, technique_links
+from .forms import PlannerForm
+from .formulas import CatalogueIncomplete
+from .machine import PlannerInputError, parse
+from .networks import networks
+
+
+class PlannerError(ValueError):
+    def __init__(self, messages: list[str], status: int = 400) -> None:
+        super().__init__("; ".join(messages))
+        self.messages, self.status = messages, status
+
+
+def answer(query) -> dict[str, Any]:
+    """The planner's document for a query string (a QueryDict); PlannerError when it is bad."""
+    form = PlannerForm(query)
+    if not form.is_valid():
+        raise PlannerError(form.error_messages())
+    try:
+        inputs = parse(form.query(), set(networks()))
+        document = planning.plan(inputs, catalogue_formulas())
+    except PlannerInputError as error:
+        raise PlannerError([str(error)]) from None
+    except (CatalogueIncomplete, FormulaError) as error:
+        raise PlannerError(
+            [f"the catalogue's cost models cannot be composed: {error}"], 503
+        ) from None
+    chosen = form.cleaned_data["strategy"]
+    if chosen:
+        document["strategies"] = [s for s in document["strategies"] if s["slug"] in chosen]
+    _add_links(document)
+    document["page_url"] = link("planner:planner", query=query.urlencode())
+    document["api_url"] = link("planner:api-planner", query=query.urlencode())
+    return document
+
+
+def _add_links(document: dict[str, Any]) -> None:
+    slugs = {slug for s in document["strategies"] for slug in s["techniques"]}
+    techniques = technique_links(slugs)
+    for strategy in document["strategies"]:
+        works = {key for model in strategy["cost_models"] for key in model["works"]}
+        known = [
+            techniques[slug] | {"slug": slug}
+            for slug in strategy["techniques"]
+            if slug in techniques
+        ]
+        for technique in known:
+            works.update(technique["works"])
+        strategy["links"] = {
+            "techniques": [
+                {
+                    "slug": t["slug"],
+                    "name": t["name"],
+                    "url": link("costs:techniques") + f"#technique-{t['slug']}",
+                }
+                for t in known
+            ],
+            "works": [{"key": key, "url": link("works:work-detail", key)} for key in sorted(works)],
+            "demos": [
+                {"slug": slug, "url": link("demos:demo-detail", slug)} for slug in strategy["demos"]
+            ],
+        }

@@ -1,0 +1,329 @@
+"""Whole networks as layer tables (fixtures/networks.json) and their totals under the catalogue's
+operator formulas (Table 4 and Table 6 of the survey).
+
+Work is counted in the formulas' own unit: one operation per multiply-add for convolutions and
+fully connected layers (their formulas are products of sizes, i.e. multiply-adds), one per value
+for pooling, activations and batch normalisation. To turn work into time the planner needs
+floating-point operations: a multiply-add is two (a multiplication and an addition), every other
+operation one (`FLOPS_PER_OPERATION`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .formulas import Assumption, Derivation, Formulas, evaluate, number_text
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "networks.json"
+FLOPS_PER_OPERATION = {"conv": 2, "fc": 2, "pool": 1, "relu": 1, "bn": 1}
+# Within this relative difference a computed total "agrees" with the paper's figure: the papers
+# round to two or three digits (60 million, 3.8×10^9: up to 1.3 %) and do not say whether they
+# count biases, batch-normalisation parameters or shortcut projections (up to a few per cent).
+TOLERANCE = 0.05
+
+FLOP_ASSUMPTION = Assumption(
+    "flops-per-operation",
+    "Floating-point operations per counted operation",
+    "2 per multiply-add (convolution, fully connected); 1 otherwise",
+    "A multiply-add is a multiplication and an addition. The catalogue's work formulas count "
+    "multiply-adds for convolutions and fully connected layers, one operation per value for "
+    "pooling, activations and batch normalisation.",
+)
+
+
+@dataclass(frozen=True)
+class Network:
+    slug: str
+    name: str
+    ref: int
+    key: str
+    paper_url: str
+    batch: int
+    layers: tuple[dict[str, Any], ...]
+    layers_source: dict[str, str]
+    paper_figures: dict[str, Any]
+
+    def column(self, name: str, kind: str | None = None) -> np.ndarray:
+        return np.array([row[name] for row in self.rows(kind)], dtype=float)
+
+    def rows(self, kind: str | None = None) -> list[dict[str, Any]]:
+        return [row for row in self.layers if kind is None or row["kind"] == kind]
+
+    @property
+    def parameters(self) -> int:
+        return sum(row["parameters"] for row in self.layers)
+
+
+@functools.cache
+def networks() -> dict[str, Network]:
+    items = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    return {
+        item["slug"]: Network(
+            slug=item["slug"],
+            name=item["name"],
+            ref=item["ref"],
+            key=item["key"],
+            paper_url=item["paper_url"],
+            batch=item["batch"],
+            layers=tuple(item["layers"]),
+            layers_source=item["layers_source"],
+            paper_figures=item["paper_figures"],
+        )
+        for item in items
+    }
+
+
+@dataclass
+class LayerCosts:
+    """Per-layer arrays (one entry per row of the layer table) for a minibatch of N samples."""
+
+    forward_work: np.ndarray
+    backward_work: np.ndarray
+    forward_flops: np.ndarray
+    backward_flops: np.ndarray
+    forward_depth: np.ndarray
+    backward_depth: np.ndarray
+    multiply_adds: np.ndarray  # forward multiply-adds (conv and fc only), per minibatch
+    used: dict[str, Any]  # role -> formula record, for the derivations
+
+    @property
+    def flops(self) -> np.ndarray:
+        return self.forward_flops + self.backward_flops
+
+
+def _sizes(network: Network, kind: str, batches: np.ndarray) -> dict[str, np.ndarray]:
+    rows = network.rows(kind)
+    groups = np.array([row["groups"] for row in rows], dtype=float)
+    values = {
+        "N": batches,
+        "C_out": np.array([row["C_out"] for row in rows], dtype=float),
+        "C_in": np.array([row["C_in"] for row in rows], dtype=float) / groups,
+        "H": np.array([row["H"] for row in rows], dtype=float),
+        "W": np.array([row["W"] for row in rows], dtype=float),
+        "H_out": np.array([row["H_out"] for row in rows], dtype=float),
+        "W_out": np.array([row["W_out"] for row in rows], dtype=float),
+        "K_y": np.array([row["K"] for row in rows], dtype=float),
+        "K_x": np.array([row["K"] for row in rows], dtype=float),
+    }
+    if kind == "pool":
+        values["C"] = values["C_out"]
+    return values
+
+
+def _output_sizes(network: Network, flag: str, batches: np.ndarray) -> tuple[np.ndarray, dict]:
+    """Rows followed by a ReLU or batch normalisation, and the sizes of the values they touch."""
+    mask = np.array([bool(row[flag]) for row in network.layers])
+    rows = [row for row in network.layers if row[flag]]
+    values = {
+        "N": batches,
+        "C": np.array([row["C_out"] for row in rows], dtype=float),
+        "H": np.array([row["H_out"] for row in rows], dtype=float),
+        "W": np.array([row["W_out"] for row in rows], dtype=float),
+    }
+    return mask, values
+
+
+def layer_costs(network: Network, formulas: Formulas, batch: float) -> LayerCosts:
+    """Every layer's forward and backward work, FLOPs and depth for a minibatch of `batch`."""
+    return layer_costs_many(network, formulas, [batch])[0]
+
+
+def layer_costs_many(network: Network, formulas: Formulas, batches) -> list[LayerCosts]:
+    """`layer_costs` for several minibatch sizes at once: each formula is evaluated once, on a
+    (batches × layers) grid, which keeps a sweep over P fast."""
+    sizes = np.array(batches, dtype=float)[:, None]
+    shape = (len(sizes), len(network.layers))
+    out = {name: np.zeros(shape) for name in ("fw", "bw", "ff", "bf", "fd", "bd", "ma")}
+    kinds = np.array([row["kind"] for row in network.layers])
+    used: dict[str, Any] = {}
+    for kind in ("conv", "fc", "pool"):
+        mask = kinds == kind
+        if not mask.any():
+            continue
+        values = _sizes(network, kind, sizes)
+        _add(out, mask, kind, values, formulas, used)
+        if kind in ("conv", "fc"):
+            out["ma"][:, mask] = evaluate(formulas[f"{kind}.forward.work"], values)
+    for flag in ("relu", "bn"):
+        mask, values = _output_sizes(network, flag, sizes)
+        if mask.any():
+            _add(out, mask, flag, values, formulas, used)
+    shortcut = np.array([row["branch"] != "main" for row in network.layers])
+    out["fd"][:, shortcut] = 0.0  # a projection shortcut runs beside the main chain: no depth
+    out["bd"][:, shortcut] = 0.0
+    return [
+        LayerCosts(*(out[name][index] for name in ("fw", "bw", "ff", "bf", "fd", "bd", "ma")), used)
+        for index in range(len(sizes))
+    ]
+
+
+def _add(out, mask, kind, values, formulas, used) -> None:
+    flops = FLOPS_PER_OPERATION[kind]
+    forward = evaluate(formulas[f"{kind}.forward.work"], values)
+    backward = evaluate(formulas[f"{kind}.input_gradient.work"], values)
+    if f"{kind}.weight_gradient.work" in _weighted(kind):
+        backward = backward + evaluate(formulas[f"{kind}.weight_gradient.work"], values)
+    out["fw"][:, mask] += forward
+    out["bw"][:, mask] += backward
+    out["ff"][:, mask] += flops * forward
+    out["bf"][:, mask] += flops * backward
+    out["fd"][:, mask] += evaluate(formulas[f"{kind}.forward.depth"], values)
+    out["bd"][:, mask] += evaluate(formulas[f"{kind}.input_gradient.depth"], values)
+    for role in _roles(kind):
+        used[role] = formulas[role]
+
+
+def _weighted(kind: str) -> set[str]:
+    return {f"{kind}.weight_gradient.work"} if kind in ("conv", "fc", "bn") else set()
+
+
+def _roles(kind: str) -> list[str]:
+    roles = [f"{kind}.forward.work", f"{kind}.input_gradient.work", f"{kind}.forward.depth"]
+    roles.append(f"{kind}.input_gradient.depth")
+    return roles + sorted(_weighted(kind))
+
+
+def activations_per_sample(network: Network) -> np.ndarray:
+    """Values each layer outputs for one sample: what training keeps for the backward pass."""
+    return network.column("C_out") * network.column("H_out") * network.column("W_out")
+
+
+def totals(
+    network: Network,
+    formulas: Formulas,
+    batch: int,
+    computed: tuple[LayerCosts, LayerCosts] | None = None,
+) -> dict[str, Any]:
+    """The network's totals for a minibatch, each with its derivation, beside the paper's.
+    `computed`: the layer costs at `batch` and at 1, when the caller has them already."""
+    costs, one = computed or layer_costs_many(network, formulas, [batch, 1])
+    sources = list(costs.used.values())
+    forward_work = float(costs.forward_work.sum())
+    backward_work = float(costs.backward_work.sum())
+    depth_forward = float(costs.forward_depth.sum())
+    depth_backward = float(costs.backward_depth.sum())
+    multiply_adds = float(one.multiply_adds.sum())
+    activations = float(activations_per_sample(network).sum())
+    derivations = [
+        Derivation(
+            "parameters",
+            network.parameters,
+            "values",
+            "Σ layers (C_out·(C_in/groups)·K² + C_out biases, or 2·C_out with batch norm)",
+            f"Σ over {len(network.layers)} layers of the table",
+            note="Counted from the layer table (not a cost model).",
+        ),
+        Derivation(
+            "forward multiply-adds per sample",
+            multiply_adds,
+            "multiply-adds",
+            "Σ conv/fc layers of the forward work formula at N = 1",
+            f"Σ over {int((one.multiply_adds > 0).sum())} conv and fc layers",
+            [costs.used["conv.forward.work"], costs.used["fc.forward.work"]],
+        ),
+        Derivation(
+            "forward work per minibatch",
+            forward_work,
+            "operations",
+            "Σ layers of the forward work formulas (conv, fc, pooling, activation, batch norm)",
+            f"N = {batch}; Σ over {len(network.layers)} layers",
+            [s for s in sources if ".forward.work" in _role_of(s, costs.used)],
+        ),
+        Derivation(
+            "backward work per minibatch",
+            backward_work,
+            "operations",
+            "Σ layers of the input-gradient and weight-gradient work formulas",
+            f"N = {batch}; Σ over {len(network.layers)} layers",
+            [s for s in sources if "gradient.work" in _role_of(s, costs.used)],
+        ),
+        Derivation(
+            "forward depth",
+            depth_forward,
+            "steps",
+            "Σ main-chain layers of the forward depth formulas (layers run one after another)",
+            f"N = {batch}; Σ over the main chain",
+            [s for s in sources if ".forward.depth" in _role_of(s, costs.used)],
+            note="Projection shortcuts run beside the main chain and add no depth.",
+        ),
+        Derivation(
+            "backward depth",
+            depth_backward,
+            "steps",
+            "Σ main-chain layers of the input-gradient depth formulas",
+            f"N = {batch}; Σ over the main chain",
+            [s for s in sources if "input_gradient.depth" in _role_of(s, costs.used)],
+            note="The weight gradients branch off the input-gradient chain, so they add no depth.",
+        ),
+        Derivation(
+            "activations per sample",
+            activations,
+            "values",
+            "Σ layers C_out·H_out·W_out",
+            f"Σ over {len(network.layers)} layers",
+            note="One stored output per layer (ReLU and batch-norm outputs are not counted "
+            "separately): a lower bound on what a framework keeps.",
+        ),
+    ]
+    return {
+        "forward_work": forward_work,
+        "backward_work": backward_work,
+        "forward_multiply_adds": multiply_adds,
+        "depth": depth_forward + depth_backward,
+        "forward_depth": depth_forward,
+        "backward_depth": depth_backward,
+        "average_parallelism": (forward_work + backward_work) / (depth_forward + depth_backward),
+        "activations_per_sample": activations,
+        "parameters": network.parameters,
+        "flops_per_step": float(costs.flops.sum()),
+        "derivations": [d.as_dict() for d in derivations],
+        "cost_models": [s.reference() for s in sources] + [FLOP_ASSUMPTION.reference()],
+    }
+
+
+def _role_of(source: Any, used: dict[str, Any]) -> str:
+    return next(role for role, record in used.items() if record is source)
+
+
+def paper_comparison(network: Network, computed: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each figure the paper states beside ours, with the difference and its reason."""
+    figures = network.paper_figures
+    rows = []
+    for name, ours, reason in (
+        (
+            "parameters",
+            computed["parameters"],
+            "Ours counts every weight and bias of the table (and batch-norm scale and shift); "
+            "the paper rounds.",
+        ),
+        (
+            "multiply_adds",
+            computed["forward_multiply_adds"],
+            "Ours counts the forward multiply-adds of convolutions and fully connected layers "
+            "for one sample (the catalogue's conv and fc work formulas at N = 1); pooling, "
+            "activations, normalisation and biases are not multiply-adds. The paper's FLOPs "
+            "figure is compared as multiply-adds and is rounded.",
+        ),
+    ):
+        stated = figures.get(name)
+        difference = None if stated is None else (ours - stated) / stated
+        rows.append(
+            {
+                "quantity": name,
+                "computed": ours,
+                "paper": stated,
+                "paper_text": figures.get(f"{name}_text", ""),
+                "source": figures.get(f"{name}_url") or figures.get("parameters_url", ""),
+                "relative_difference": difference,
+                "within_tolerance": None if difference is None else abs(difference) <= TOLERANCE,
+                "reason": reason if stated is not None else "The paper's figure is unknown to us.",
+                "computed_text": number_text(ours),
+            }
+        )
+    return rows

@@ -1,0 +1,144 @@
+"""The planner's page, /planner/: a form over the query string, the ranked strategies with their
+breakdown and derivations, the network beside its paper, and a plot of a sweep over P. Its JSON
+twin is /api/planner/ (api.py); both show the document of documents.py."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.shortcuts import render
+
+from explorer.links import link
+from explorer.middleware import cached_for_anonymous
+
+from .documents import PlannerError, answer
+from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS, preset_sources
+from .networks import networks
+from .plots import sweep_figure
+
+FIELD_GROUPS = (
+    ("Machine", ("P", "flops", "memory_gb", "latency_us", "bandwidth_gbs", "gamma")),
+    ("Training step", ("batch", "micro_batches", "chunks", "optimizer_values")),
+    ("Gradient exchange", ("servers", "bits", "density")),
+    ("Sweep over P (the plot)", ("sweep_max", "sweep_points")),
+)
+
+
+@cached_for_anonymous
+def planner_page(request):
+    context: dict[str, Any] = {
+        "presets": _presets(),
+        "networks": list(networks().values()),
+        "allreduce_algorithms": ALLREDUCE_ALGORITHMS,
+    }
+    status = 200
+    try:
+        document = answer(request.GET)
+    except PlannerError as error:
+        context["errors"], status = error.messages, error.status
+        shown = {name: request.GET.get(name, "") for name in BOUNDS}
+        context["inputs"] = {
+            "network": request.GET.get("network", ""),
+            "machine": request.GET.get("machine", ""),
+        }
+    else:
+        context |= _page_context(document)
+        shown = {name: _field_value(document["inputs"][name]) for name in BOUNDS}
+    context["field_groups"] = [
+        (title, [_field(name, shown[name]) for name in names]) for title, names in FIELD_GROUPS
+    ]
+    return render(request, "planner/planner.html", context, status=status)
+
+
+def _field(name: str, value: str) -> dict[str, str]:
+    bound = BOUNDS[name]
+    return {
+        "name": name,
+        "label": bound.help + (f" ({bound.unit})" if bound.unit else ""),
+        "value": value,
+        "range": f"{bound.low:g} to {bound.high:g}",
+    }
+
+
+def _field_value(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e6:
+        return str(int(value))
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _presets() -> list[dict[str, Any]]:
+    return [
+        {
+            "slug": preset.slug,
+            "name": preset.name,
+            "url": link("planner:planner", query=urlencode({"machine": preset.slug})),
+            "sources": preset_sources(preset),
+        }
+        for preset in PRESETS.values()
+    ]
+
+
+def _page_context(document: dict[str, Any]) -> dict[str, Any]:
+    applicable = [s for s in document["strategies"] if s["applicable"]]
+    longest = max((s["step_time"] for s in applicable), default=0.0) or 1.0
+    for strategy in document["strategies"]:
+        strategy["bar"] = _bar(strategy, longest)
+        strategy["shown"] = _shown(strategy)
+    for row in document["network"]["comparison"]:
+        row["shown_paper"] = "—" if row["paper"] is None else _number(row["paper"])
+        difference = row["relative_difference"]
+        row["shown_difference"] = "—" if difference is None else f"{100 * difference:+.1f} %"
+        row["shown_computed"] = _number(row["computed"])
+    return {
+        "plan": document,
+        "network": document["network"],
+        "inputs": document["inputs"],
+        "figure": sweep_figure(document["sweep"], document["network"]["name"]),
+        "machine_sources": [
+            {"name": name, "source": source}
+            for name, source in document["machine"]["sources"].items()
+        ],
+    }
+
+
+def _bar(strategy: dict[str, Any], longest: float) -> list[dict[str, Any]]:
+    if not strategy["applicable"]:
+        return []
+    parts = (
+        ("compute", strategy["compute_time"]),
+        ("communication", strategy["communication_time"]),
+        ("idle", strategy["idle_time"]),
+    )
+    return [
+        {"part": part, "seconds": value, "percent": round(100 * value / longest, 2)}
+        for part, value in parts
+    ]
+
+
+def _number(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "—"
+    text = f"{value:.4g}" if abs(value) < 1e4 or abs(value) >= 1e15 else f"{value:,.0f}"
+    return f"{text} {unit}".strip()
+
+
+def _shown(strategy: dict[str, Any]) -> dict[str, str]:
+    memory = strategy["memory_per_node"] or {}
+    return {
+        "step_time": _number(strategy["step_time"], "s"),
+        "compute_time": _number(strategy["compute_time"], "s"),
+        "communication_time": _number(strategy["communication_time"], "s"),
+        "idle_time": _number(strategy["idle_time"], "s"),
+        "memory": _number(memory["total"] / 1e9, "GB") if memory else "—",
+        "speedup": _number(strategy["speedup"], "×"),
+        "efficiency": "—" if strategy["efficiency"] is None else f"{strategy['efficiency']:.0%}",
+        "memory_parts": ", ".join(
+            f"{name.replace('_', ' ')} {_number(memory[name] / 1e9, 'GB')}"
+            for name in ("weights", "gradients", "optimizer_state", "activations")
+        )
+        if memory
+        else "",
+    }

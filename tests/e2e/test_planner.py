@@ -1,0 +1,40 @@
+"""A reader chooses a network and a machine in the planner, then sweeps P."""
+
+import re
+
+from playwright.sync_api import expect
+
+
+def test_it_plans_a_network_on_a_machine_and_sweeps_p(page, live_survey):
+    page.goto(f"{live_survey.url}/planner/")
+    expect(page.locator("#ranked tr[data-strategy]")).to_have_count(12)
+    page.select_option("select[name=network]", "vgg-16")
+    page.select_option("select[name=machine]", "alexnet-2012")
+    # The preset fills what is left empty: clear the fields it provides.
+    for name in ("P", "flops", "memory_gb", "latency_us", "bandwidth_gbs", "gamma"):
+        page.fill(f"input[name={name}]", "")
+    page.fill("input[name=sweep_max]", "64")
+    page.fill("input[name=sweep_points]", "7")
+    page.click("button:has-text('Plan')")
+    expect(page).to_have_url(re.compile(r"network=vgg-16.*machine=alexnet-2012"))
+    expect(page.locator("#strategies h2")).to_contain_text("VGG-16, N = 256, P = 2")
+    expect(page.locator("#machine")).to_contain_text("two GTX 580 3GB GPUs")
+    plot = page.locator("div.plot[data-drawn=true]")
+    expect(plot).to_be_visible(timeout=15000)
+    # Two panels (step time, efficiency), one line per strategy (12) in each.
+    assert page.locator("div.plot[data-drawn=true] .scatterlayer .trace").count() == 24
+    expect(page.locator("#sweep")).to_contain_text("(7 points)")
+
+    page.fill("input[name=P]", "32")
+    page.click("button:has-text('Plan')")
+    expect(page).to_have_url(re.compile(r"P=32"))
+    pipeline = page.locator("#ranked tr[data-strategy=pipeline]")
+    expect(pipeline).to_contain_text("more nodes (P = 32) than layers (21)")
+    page.locator("#derivation-data-tree summary").click()
+    expect(page.locator("#derivation-data-tree")).to_contain_text("2*log2(32)*(")
+    expect(page.locator("#derivation-data-tree")).to_contain_text("confirmed")
+
+
+def test_it_shows_the_bound_for_a_bad_value(page, live_survey):
+    page.goto(f"{live_survey.url}/planner/?P=0")
+    expect(page.locator("div.errors")).to_contain_text("must be an integer between 1 and 4096")

@@ -1,0 +1,194 @@
+"""/api/planner/ and /planner/: the JSON document, bad input, query counts, links."""
+
+import pytest
+
+from catalogue.models import CostModel
+
+STRATEGY_KEYS = {
+    "slug",
+    "name",
+    "rank",
+    "applicable",
+    "step_time",
+    "compute_time",
+    "communication_time",
+    "idle_time",
+    "memory_per_node",
+    "fits",
+    "reason",
+    "speedup",
+    "efficiency",
+    "cost_models",
+    "unconfirmed",
+    "notes",
+    "techniques",
+    "demos",
+    "derivations",
+    "links",
+}
+
+
+def test_it_answers_the_documented_json_shape(client, survey):
+    response = client.get("/api/planner/?network=resnet-50&P=16&batch=256")
+    assert response.status_code == 200
+    document = response.json()
+    assert set(document) == {
+        "inputs",
+        "machine",
+        "network",
+        "single_node_time",
+        "ranking_note",
+        "strategies",
+        "sweep",
+        "page_url",
+        "api_url",
+    }
+    network = document["network"]
+    assert network["slug"] == "resnet-50"
+    assert network["parameters"] == 25_557_032
+    assert network["forward_multiply_adds"] == 3_857_973_248
+    assert network["paper"]["forward_multiply_adds"] == 3_800_000_000
+    assert network["paper"]["parameters"] is None
+    assert network["paper"]["work"] == "he2016deep"
+    assert [s["slug"] for s in document["strategies"]] == [
+        "hybrid",
+        "data-rabenseifner",
+        "data-ring",
+        "zero-1",
+        "zero-2",
+        "zero-3",
+        "data-butterfly",
+        "data-ps",
+        "data-tree",
+        "pipeline",
+        "pipeline-interleaved",
+        "model-layer-split",
+    ]
+    for strategy in document["strategies"]:
+        assert set(strategy) == STRATEGY_KEYS
+        assert set(strategy["memory_per_node"]) == {
+            "weights",
+            "gradients",
+            "optimizer_state",
+            "activations",
+            "total",
+        }
+    assert document["page_url"] == "/planner/?network=resnet-50&P=16&batch=256"
+    assert document["api_url"] == "/api/planner/?network=resnet-50&P=16&batch=256"
+
+
+def test_it_cites_every_formula_by_its_catalogue_id_and_status(client, survey):
+    document = client.get("/api/planner/?network=alexnet&P=8").json()
+    tree = next(s for s in document["strategies"] if s["slug"] == "data-tree")
+    model = CostModel.objects.get(technique__slug="allreduce-tree")
+    cited = next(m for m in tree["cost_models"] if m["label"] == "Tree allreduce: time")
+    assert cited == {
+        "id": model.pk,
+        "technique": "allreduce-tree",
+        "label": "Tree allreduce: time",
+        "formula": "2*log2(P)*(L + gamma*m*G)",
+        "status": "confirmed",
+        "section": "2.5",
+        "works": ["culler1993logp"],
+    }
+    assert tree["links"]["demos"] == [
+        {"slug": "allreduce-vs-ps", "url": "/demos/allreduce-vs-ps/"},
+        {"slug": "data-parallel", "url": "/demos/data-parallel/"},
+    ]
+    assert {
+        "slug": "allreduce-tree",
+        "name": "Tree allreduce",
+        "url": "/techniques/#technique-allreduce-tree",
+    } in tree["links"]["techniques"]
+
+
+def test_it_uses_a_curators_formula_from_the_catalogue(client, survey):
+    before = client.get("/api/planner/?network=alexnet&P=8&strategy=data-tree").json()
+    model = CostModel.objects.get(technique__slug="allreduce-tree")
+    model.formula = "4*log2(P)*(L + gamma*m*G)"
+    model.save()  # as the admin does: the catalogue's version moves, cached answers expire
+    after = client.get("/api/planner/?network=alexnet&P=8&strategy=data-tree").json()
+    [old], [new] = before["strategies"], after["strategies"]
+    assert new["communication_time"] == pytest.approx(2 * old["communication_time"])
+
+
+@pytest.mark.parametrize(
+    ("query", "errors"),
+    [
+        (
+            "P=0",
+            ["P (nodes (processors)) must be an integer between 1 and 4096"],
+        ),
+        (
+            "bandwidth_gbs=0",
+            ["bandwidth_gbs (link bandwidth 1/G) must be a number between 0.001 and 10000"],
+        ),
+        (
+            "network=lenet",
+            ["network: Select a valid choice. lenet is not one of the available choices."],
+        ),
+        (
+            "strategy=zero",
+            ["strategy: Select a valid choice. zero is not one of the available choices."],
+        ),
+        (
+            "batch=4&micro_batches=8",
+            ["micro_batches must be at most batch (4): a micro-batch holds at least one sample"],
+        ),
+        ("P=1e400", ["P (nodes (processors)) must be an integer between 1 and 4096"]),
+    ],
+)
+def test_it_refuses_bad_input_with_a_400_naming_the_bound(client, survey, query, errors):
+    response = client.get(f"/api/planner/?{query}")
+    assert response.status_code == 400
+    assert response.json() == {"errors": errors}
+    page = client.get(f"/planner/?{query}")
+    assert page.status_code == 400
+    assert errors[0].split(" (")[0] in page.content.decode()
+
+
+def test_it_answers_503_when_the_catalogue_lacks_a_formula(client, survey):
+    CostModel.objects.filter(technique__slug="pipelining").delete()
+    response = client.get("/api/planner/")
+    assert response.status_code == 503
+    assert "Pipelining: idle (bubble) fraction of a step" in response.json()["errors"][0]
+
+
+@pytest.mark.parametrize("url", ["/api/planner/?network=vgg-16", "/planner/?network=alexnet&P=64"])
+def test_it_answers_in_a_constant_number_of_queries(client, survey, url, django_assert_num_queries):
+    # The catalogue's version (the response cache's key), the cost models, their works and their
+    # techniques' works, the strategies' techniques and their works.
+    with django_assert_num_queries(6):
+        assert client.get(url).status_code == 200
+    with django_assert_num_queries(1):  # the same answer again: from the response cache
+        assert client.get(url).status_code == 200
+
+
+def test_it_shows_the_ranked_table_with_bars_derivations_and_the_paper(client, survey):
+    html = client.get("/planner/?network=vgg-16&P=4&memory_gb=2").content.decode()
+    assert '<tr data-strategy="hybrid">' in html
+    assert 'class="bar"' in html and 'class="compute" style="width:' in html
+    assert "does not fit" in html
+    assert 'id="derivation-pipeline"' in html
+    assert "138 (millions), Table 2, configuration D" in html
+    assert "+0.3 %" in html  # 138,357,544 against 138 million
+    assert 'data-figure="planner-figure"' in html
+
+
+@pytest.mark.parametrize(
+    ("page", "link"),
+    [
+        ("/costs/", "/planner/?network=alexnet&amp;P=8"),
+        ("/techniques/", "/planner/?network=vgg-16&amp;P=4&amp;micro_batches=16#strategies"),
+        (
+            "/demos/pipeline-bubble/",
+            "/planner/?network=vgg-16&amp;P=4&amp;micro_batches=16#strategies",
+        ),
+        (
+            "/demos/hybrid-one-weird-trick/",
+            "/planner/?network=alexnet&amp;P=8&amp;batch=1024#strategies",
+        ),
+    ],
+)
+def test_it_is_linked_prefilled_from_costs_techniques_and_demos(client, survey, page, link):
+    assert f'href="{link}"' in client.get(page).content.decode()
