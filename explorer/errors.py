@@ -165,6 +165,8 @@ def written_detail(response: HttpResponse, request: HttpRequest) -> tuple[str, d
         text = body.get("detail") or body.get("error")
         if isinstance(text, str) and len(body) == 1:
             return text, {}
+        if set(body) == {"errors"} and isinstance(body["errors"], list):
+            body = {NON_FIELD: body["errors"]}  # a list of messages, each naming its parameter
         errors = field_messages(body)
         return summary(errors), errors
     return default_detail(request, response.status_code), {}
