@@ -236,9 +236,12 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Survey Explorer API",
     "DESCRIPTION": (
         "The works, taxonomy, citation graph, Work-Depth cost models and micro-demos of "
-        "Ben-Nun & Hoefler, Demystifying Parallel and Distributed Deep Learning (2018)."
+        "Ben-Nun & Hoefler, Demystifying Parallel and Distributed Deep Learning (2018). "
+        "Reading is anonymous; writes need a curator's session or token. Every error is the "
+        "`Error` shape: {status, code, detail, errors}."
     ),
-    "VERSION": "1.0.0",
+    # Semantic versioning (README, "The API's contract"): 2.0.0 changed every error body.
+    "VERSION": "2.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Swagger UI from the sidecar package: no CDN, works offline.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -151,7 +151,8 @@ def test_it_answers_503_when_the_catalogue_lacks_a_formula(client, survey):
     CostModel.objects.filter(technique__slug="pipelining").delete()
     response = client.get("/api/planner/")
     assert response.status_code == 503
-    assert "Pipelining: idle (bubble) fraction of a step" in response.json()["errors"]["non_field_errors"][0]
+    [message] = response.json()["errors"]["non_field_errors"]
+    assert "Pipelining: idle (bubble) fraction of a step" in message
 
 
 @pytest.mark.parametrize("url", ["/api/planner/?network=vgg-16", "/planner/?network=alexnet&P=64"])
