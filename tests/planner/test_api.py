@@ -151,7 +151,7 @@ def test_it_answers_503_when_the_catalogue_lacks_a_formula(client, survey):
     CostModel.objects.filter(technique__slug="pipelining").delete()
     response = client.get("/api/planner/")
     assert response.status_code == 503
-    [message] = response.json()["errors"]["non_field_errors"]
+    message = response.json()["errors"]["non_field_errors"][0]
     assert "Pipelining: idle (bubble) fraction of a step" in message
 
 
