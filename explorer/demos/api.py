@@ -76,9 +76,7 @@ class DemoRunView(APIView):
 
     @extend_schema(
         summary="Run a demo with {params}; missing parameters take their defaults",
-        request=inline_serializer(
-            "DemoRunRequest", {"params": serializers.DictField(required=False)}
-        ),
+        request=inline_serializer("DemoRun", {"params": serializers.DictField(required=False)}),
         examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
         operation_id="demos_run",
         responses={code: OpenApiTypes.OBJECT for code in (200, 400, 404, 422, 429)},
