@@ -37,11 +37,11 @@ def fuzzed_server(transactional_db, live_server, curator, monkeypatch):
     return live_server
 
 
-def schemathesis(url: str, *options: str) -> str:
+def schemathesis(url: str, *options: str, config: Path = CONFIG) -> str:
     command = [
         str(ST),
         "--config-file",
-        str(CONFIG),
+        str(config),
         "run",
         f"{url}/api/schema/",
         "--checks",
@@ -75,13 +75,12 @@ def test_it_reads_every_operation_with_every_check(fuzzed_server):
     "and lengths in the schema (empty keys, formulas); the explicit token header is counted as "
     "ignored auth when schemathesis generates a bad session cookie",
 )
-def test_it_writes_as_a_curator_with_every_check(fuzzed_server, curator):
+def test_it_writes_as_a_curator_with_every_check(fuzzed_server, curator, tmp_path):
     token = Token.objects.create(user=curator)
-    output = schemathesis(
-        fuzzed_server.url,
-        "--exclude-method",
-        "GET",
-        "--header",
-        f"Authorization: Token {token.key}",
-    )
+    # The curator's token for the schema's tokenAuth scheme, so that schemathesis knows which
+    # credential it sends (and checks that a wrong one is refused).
+    config = tmp_path / "schemathesis.toml"
+    auth = f'[auth.openapi.tokenAuth]\napi_key = "Token {token.key}"\n\n'
+    config.write_text(auth + CONFIG.read_text())
+    output = schemathesis(fuzzed_server.url, "--exclude-method", "GET", config=config)
     assert re.search(r"Tested: \d+", output)
