@@ -105,6 +105,13 @@ class ContractSchema(AutoSchema):
                     schema["pattern"] = NO_NUL
         return parameters
 
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction == "request" and schema.get("type") == "string":
+            if not {"enum", "pattern", "format"} & set(schema):
+                schema["pattern"] = NO_NUL  # the parser refuses NUL bytes (explorer/parsers.py)
+        return schema
+
     def _get_filter_parameters(self):
         query_forms = getattr(self.view, "query_forms", None)
         if query_forms is None or getattr(self.view, "action", "list") != "list":

@@ -208,7 +208,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "explorer.schema.ContractSchema",
     "EXCEPTION_HANDLER": "explorer.errors.api_exception_handler",
     # Bodies are JSON (the schema says so, and a generated client sends it); anything else: 415.
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["explorer.parsers.NulFreeJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
