@@ -20,7 +20,12 @@ import json
 import logging
 from http import HTTPStatus
 
-from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.core.exceptions import (
+    BadRequest,
+    PermissionDenied,
+    RequestDataTooBig,
+    SuspiciousOperation,
+)
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions
 from rest_framework.settings import api_settings
@@ -146,6 +151,8 @@ class ApiErrorMiddleware:
         return reshaped
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if is_api(request) and isinstance(exception, RequestDataTooBig):
+            return error_response(413, default_detail(request, 413))  # Django would say 400
         if not is_api(request) or isinstance(exception, DJANGO_ANSWERED):
             return None  # Django answers these (400, 403, 404, 413); __call__ reshapes them
         logger.exception("Unexpected error on %s %s", request.method, request.path)
