@@ -98,7 +98,12 @@ class ContractSchema(AutoSchema):
 
     def _get_parameters(self):
         parameters = super()._get_parameters()
+        # A view whose parameters all take their default when given empty (?batch=) says so.
+        empty_is_default = getattr(self.view, "empty_value_is_default", False)
         for parameter in parameters:
+            if empty_is_default and parameter["in"] == "query":
+                if parameter.get("schema", {}).get("type") != "array":  # ?strategy= is refused
+                    parameter["allowEmptyValue"] = True
             schema = parameter.get("schema", {})
             if parameter["in"] == "query" and schema.get("type") == "string":
                 if "enum" not in schema and "pattern" not in schema:

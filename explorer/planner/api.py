@@ -44,6 +44,7 @@ def _parameters() -> list[OpenApiParameter]:
 
 @cached_for_anonymous
 class PlannerView(APIView):
+    empty_value_is_default = True  # ?batch= is the page's blank field: the default (schema)
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]
     http_method_names = ["get", "head", "options"]
