@@ -17,10 +17,11 @@ import hashlib
 
 from django.conf import settings
 from django.core.cache import caches
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.urls import Resolver404, resolve
 
 from catalogue.graph import graph_version
+from explorer.errors import error_response
 from explorer.throttling import AnonThrottle
 
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Retry-After")
@@ -80,12 +81,13 @@ def throttled(request: HttpRequest) -> HttpResponse | None:
     throttle = AnonThrottle()
     if throttle.allow_request(request, None):
         return None
-    response = HttpResponse(
-        b'{"detail":"Request was throttled."}', status=429, content_type="application/json"
+    wait = int(throttle.wait()) + 1
+    return error_response(
+        429,
+        f"Request was throttled. Expected available in {wait} seconds.",
+        code="throttled",
+        headers={"Retry-After": str(wait)},
     )
-    if (wait := throttle.wait()) is not None:
-        response["Retry-After"] = str(int(wait) + 1)
-    return response
 
 
 class AnonymousResponseCacheMiddleware:
@@ -146,5 +148,5 @@ class RejectNulBytesMiddleware:
     def refuse(request: HttpRequest) -> HttpResponse:
         message = "the request's path or query string contains a NUL byte (%00)"
         if request.path.startswith("/api/"):
-            return JsonResponse({"detail": message}, status=400)
+            return error_response(400, message)
         return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")

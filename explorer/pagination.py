@@ -24,6 +24,27 @@ class WorkPagination(PageNumberPagination):
     def max_page_size(self) -> int:
         return settings.MAX_PAGE_SIZE
 
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        """page and page_size with the bounds get_page_size and the paginator enforce."""
+        return [
+            {
+                "name": self.page_query_param,
+                "in": "query",
+                "required": False,
+                "description": "Page number, from 1 (a page past the last answers 404; "
+                "empty means 1).",
+                "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_NUMBER},
+                "allowEmptyValue": True,
+            },
+            {
+                "name": self.page_size_query_param,
+                "in": "query",
+                "required": False,
+                "description": f"Results per page, 1 to {self.max_page_size} ({self.page_size}).",
+                "schema": {"type": "integer", "minimum": 1, "maximum": self.max_page_size},
+            },
+        ]
+
     def get_page_size(self, request):
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:

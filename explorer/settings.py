@@ -94,6 +94,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Every error under /api/ in one JSON shape (explorer/errors.py), whichever layer answered.
+    "explorer.errors.ApiErrorMiddleware",
     "explorer.middleware.RejectNulBytesMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -212,12 +214,16 @@ if not DEBUG:
     }
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "explorer.schema.ContractSchema",
+    "EXCEPTION_HANDLER": "explorer.errors.api_exception_handler",
+    # Bodies are JSON (the schema says so, and a generated client sends it); anything else: 415.
+    "DEFAULT_PARSER_CLASSES": ["explorer.parsers.NulFreeJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": [
+        "explorer.permissions.MethodAllowed",
         "rest_framework.permissions.DjangoModelPermissionsOrAnonReadOnly",
     ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
@@ -241,10 +247,15 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Survey Explorer API",
     "DESCRIPTION": (
         "The works, taxonomy, citation graph, Work-Depth cost models and micro-demos of "
-        "Ben-Nun & Hoefler, Demystifying Parallel and Distributed Deep Learning (2018)."
+        "Ben-Nun & Hoefler, Demystifying Parallel and Distributed Deep Learning (2018). "
+        "Reading is anonymous; writes need a curator's session or token. Every error is the "
+        "`Error` shape: {status, code, detail, errors}."
     ),
-    "VERSION": "1.0.0",
+    # Semantic versioning (README, "The API's contract"): 2.0.0 changed every error body.
+    "VERSION": "2.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies as their own components (no read-only id to send): generated clients work.
+    "COMPONENT_SPLIT_REQUEST": True,
     # Swagger UI from the sidecar package: no CDN, works offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

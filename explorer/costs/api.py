@@ -11,7 +11,10 @@ with the formula language's message. Never a 500 for a query string.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
+from django.http import QueryDict
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
@@ -25,11 +28,12 @@ from catalogue.costs import FormulaError
 from catalogue.models import CostModel
 from explorer.costs import params
 from explorer.costs import plots as cost_plots
-from explorer.costs.params import SCALES, EvaluateForm
+from explorer.costs.params import SWEEP_PARAMETERS, EvaluateForm
 from explorer.costs.presets import PRESETS, SIZE_HELP
 from explorer.costs.records import CostFormula, ParameterError, cost_formula, cost_formulas
 from explorer.links import link
 from explorer.middleware import cached_for_anonymous
+from explorer.schema import field_schema
 
 
 @cached_for_anonymous
@@ -40,6 +44,10 @@ class ReadOnlyCostView(APIView):
 
 
 # /api/cost-models/<id>/evaluate/ --------------------------------------------------------------
+
+
+NO_VARIABLES = SimpleNamespace(variables=[])  # EvaluateForm's model-independent fields only
+VARIABLE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 
 def evaluation(formula: CostFormula, form: EvaluateForm) -> dict:
@@ -89,24 +97,41 @@ SWEEP_DOC = (
 )
 
 
+def evaluate_parameters() -> list[OpenApiParameter]:
+    """The sweep's parameters from EvaluateForm's own fields, as one exploded object whose
+    `sweep` is required: from, to, points and scale are accepted only with sweep (the form's
+    rule). The variables are the model's own (names and bounds in its `variables` list), so
+    the schema can only say that each is a number."""
+    fields = EvaluateForm(QueryDict(), NO_VARIABLES).fields
+    sweep = {name: field_schema(fields[name])[0] for name in SWEEP_PARAMETERS}
+    sweep["sweep"] = {"type": "string", "pattern": VARIABLE_NAME}
+    for bound in ("from", "to"):
+        sweep[bound] = {"type": "number"}  # within the swept variable's bounds
+    return [
+        OpenApiParameter(
+            "variables",
+            {"type": "object", "additionalProperties": {"type": "number"}},
+            style="form",
+            explode=True,
+            description="The model's variables by name, e.g. ?N=1&C_in=3 (each within the "
+            "bounds its `variables` entry lists; unknown names are refused).",
+        ),
+        OpenApiParameter(
+            "sweep",
+            {"type": "object", "properties": sweep, "required": ["sweep"]},
+            style="form",
+            explode=True,
+            description="Sweep one variable: sweep=NAME, from < to within its bounds (from > 0 "
+            "on a log scale), points 2 to 200, scale log or linear.",
+        ),
+    ]
+
+
 class EvaluateView(ReadOnlyCostView):
     @extend_schema(
         summary="Evaluate a cost model at given variable values, or sweep one variable",
         description=SWEEP_DOC,
-        parameters=[
-            OpenApiParameter(
-                "variables",
-                {"type": "object", "additionalProperties": {"type": "number"}},
-                style="form",
-                explode=True,
-                description="The model's variables by name, e.g. ?N=1&C_in=3 (free-form).",
-            ),
-            OpenApiParameter("sweep", str, description="Name of the variable to sweep."),
-            OpenApiParameter("from", float, description="First value of the sweep."),
-            OpenApiParameter("to", float, description="Last value of the sweep."),
-            OpenApiParameter("points", int, description="Number of sweep points, 2 to 200."),
-            OpenApiParameter("scale", str, enum=list(SCALES), description="Sweep spacing (log)."),
-        ],
+        parameters=evaluate_parameters(),
         responses={
             200: OpenApiResponse(
                 OpenApiTypes.OBJECT,
@@ -128,7 +153,6 @@ class EvaluateView(ReadOnlyCostView):
                     )
                 ],
             ),
-            400: OpenApiResponse(OpenApiTypes.OBJECT, description="{parameter: [message]}"),
         },
     )
     def get(self, request, pk: int):
@@ -203,6 +227,6 @@ class PlotView(ReadOnlyCostView):
             params.check_known(query, params.PAGE_PARAMETERS | {"format"})
             result = cost_plots.build_plot(name, cost_formulas(), query)
         except (ParameterError, FormulaError) as error:
-            raise ValidationError({"errors": [str(error)]}) from None
+            raise ValidationError([str(error)]) from None
         page = link("costs:costs", query=request.GET.urlencode())
         return Response(result | {"html_url": request.build_absolute_uri(page)})

@@ -38,7 +38,7 @@ from explorer.graph.documents import (
     snowball_document,
     title_text,
 )
-from explorer.graph.query import GraphForm, SnowballForm, parse_query
+from explorer.graph.query import GraphForm, SnowballForm, WorkFilter, parse_query
 from explorer.middleware import cached_for_anonymous
 
 GRAPH_FORMATS = {
@@ -47,6 +47,7 @@ GRAPH_FORMATS = {
     "gexf": "application/gexf+xml; charset=utf-8",
     "csv": "text/csv; charset=utf-8",
 }
+MAX_TOP = 50
 CSV_COLUMNS = ["citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
 
 
@@ -65,28 +66,15 @@ class ReadOnlyGraphView(APIView):
     http_method_names = ["get", "head", "options"]
 
 
-def filter_parameters() -> list[OpenApiParameter]:
-    return [
-        OpenApiParameter("level", str, description="Top-level category code (ops, net, ...)."),
-        OpenApiParameter("category", str, description="Category code; includes its subtree."),
-        OpenApiParameter("year_min", int, description="Works from this year on."),
-        OpenApiParameter("year_max", int, description="Works up to this year."),
-        OpenApiParameter("q", str, description="Text in the title (case-insensitive)."),
-        OpenApiParameter(
-            "provenance",
-            str,
-            many=True,
-            enum=[p for p in citation_graph.PROVENANCE_ORDER if p != "survey-reference-list"],
-            description="Keep only edges with this provenance (repeatable).",
-        ),
-    ]
+# The works facets the graph pages filter by (ordering means nothing on a graph).
+FACET_FORM = (WorkFilter, ("ordering",))
 
 
 def refuse_unknown(request, allowed: set[str]) -> None:
     """Only the parameters named, plus ?format=json (DRF's habit)."""
     unknown = sorted(set(request.query_params) - allowed - {"format"})
     if unknown:
-        raise ValidationError({"errors": [f"unknown parameter(s): {', '.join(unknown)}"]})
+        raise ValidationError({name: ["unknown parameter"] for name in unknown})
     check_json_format(request)
 
 
@@ -99,7 +87,12 @@ def check_json_format(request) -> None:
 # --- /api/graph/ -------------------------------------------------------------------------------
 
 
+GRAPH_OTHER_FORMATS = [media for fmt, media in GRAPH_FORMATS.items() if fmt != "json"]
+
+
 class CitationGraphView(ReadOnlyGraphView):
+    query_forms = [(GraphForm, ()), FACET_FORM]
+
     @extend_schema(
         summary="The citation graph (citing -> cited) of the current filter",
         description=(
@@ -110,19 +103,11 @@ class CitationGraphView(ReadOnlyGraphView):
             OpenApiParameter(
                 "format", str, enum=list(GRAPH_FORMATS), description="Output format (json)."
             ),
-            *filter_parameters(),
-            OpenApiParameter("survey", int, enum=[0, 1], description="1 shows the survey node."),
-            OpenApiParameter("ego", str, description="Centre on this work key."),
-            OpenApiParameter("depth", int, enum=[1, 2, 3], description="Ego radius (1)."),
-            OpenApiParameter(
-                "direction",
-                str,
-                enum=list(citation_graph.DIRECTIONS),
-                description="Ego: backward (cited), forward (citing) or both (both).",
-            ),
-            OpenApiParameter("size", str, enum=["indegree", "pagerank"], description="Page only."),
         ],
-        responses={(200, "application/json"): OpenApiTypes.OBJECT},
+        responses={
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            **{(200, media.split(";")[0]): OpenApiTypes.STR for media in GRAPH_OTHER_FORMATS},
+        },
     )
     def get(self, request):
         """Queries: categories; graph version (+ works, citations when cold); evidence rows."""
@@ -134,12 +119,15 @@ class CitationGraphView(ReadOnlyGraphView):
         taxonomy = Taxonomy.load()
         query = parse_query(GraphForm, request.query_params, extra=["format"])
         if query.errors:
-            raise ValidationError({"errors": query.errors})
+            raise ValidationError(query.errors)
         catalogue = citation_graph.catalogue_graph()
         try:
             selection = select_graph(query, catalogue, taxonomy)
         except citation_graph.UnknownWorks as error:
-            raise ValidationError({"errors": [ego_message(error, catalogue)]}) from error
+            message = ego_message(error, catalogue)
+            if error.keys[0] not in catalogue.graph:  # names no work: as ?citing= on citations
+                raise NotFound(message) from error
+            raise ValidationError([message]) from error
         graph = export_graph(selection, query.provenances())
         if fmt == "json":
             return Response(nx.node_link_data(graph, edges="edges"))
@@ -224,6 +212,8 @@ def edges_csv(graph: nx.MultiDiGraph) -> str:
 
 
 class SnowballView(ReadOnlyGraphView):
+    query_forms = [(SnowballForm, ()), FACET_FORM]
+
     @extend_schema(
         summary="Replay citation snowballing on the catalogue's graph",
         description=(
@@ -234,17 +224,6 @@ class SnowballView(ReadOnlyGraphView):
             "(level, category, years, q) turns candidates away. The survey node is left out. "
             + CAVEAT
         ),
-        parameters=[
-            OpenApiParameter(
-                "seeds", str, description="Comma-separated work keys (default: seminal works)."
-            ),
-            OpenApiParameter(
-                "direction", str, enum=list(citation_graph.DIRECTIONS), description="(backward)"
-            ),
-            OpenApiParameter("rounds", int, description="1 to 5 (2)."),
-            OpenApiParameter("keywords", str, description="Comma-separated keywords."),
-            *filter_parameters(),
-        ],
         responses={(200, "application/json"): OpenApiTypes.OBJECT},
     )
     def get(self, request):
@@ -252,14 +231,14 @@ class SnowballView(ReadOnlyGraphView):
         check_json_format(request)
         query = parse_query(SnowballForm, request.query_params, extra=["format"])
         if query.errors:
-            raise ValidationError({"errors": query.errors})
+            raise ValidationError(query.errors)
         catalogue = citation_graph.catalogue_graph()
         view = catalogue.view(provenances=query.provenances(), era=query.era())
         try:
             result = run_snowball(query, view)
         except citation_graph.UnknownWorks as error:
-            message = f"unknown work key(s): {', '.join(error.keys)}"
-            raise ValidationError({"seeds": message}) from error
+            # A seed that names no work is a missing resource, as ?citing= on /api/citations/.
+            raise NotFound(f"seeds: unknown work key(s): {', '.join(error.keys)}") from error
         return Response(snowball_document(result, view, query))
 
 
@@ -274,15 +253,22 @@ class RelatedWorksView(ReadOnlyGraphView):
             "coupling: works citing some of the same works. Counts are over edges among "
             "references (the survey's own reference list is left out). " + CAVEAT
         ),
-        parameters=[OpenApiParameter("top", int, description="How many of each, 1 to 50 (10).")],
+        parameters=[
+            OpenApiParameter(
+                "top",
+                {"type": "integer", "minimum": 1, "maximum": MAX_TOP},
+                description=f"How many of each, 1 to {MAX_TOP} (10).",
+            )
+        ],
         responses={(200, "application/json"): OpenApiTypes.OBJECT},
     )
     def get(self, request, key: str):
         """Queries: graph version (+ works, citations when cold)."""
         refuse_unknown(request, {"top"})
         raw = request.query_params.get("top", "10")
-        if not raw.isdigit() or not 1 <= int(raw) <= 50:
-            raise ValidationError({"top": f"must be a whole number from 1 to 50, not {raw!r}"})
+        if not raw.isdigit() or not 1 <= int(raw) <= MAX_TOP:
+            message = f"must be a whole number from 1 to {MAX_TOP}, not {raw!r}"
+            raise ValidationError({"top": message})
         catalogue = citation_graph.catalogue_graph()
         view = catalogue.view()
         if key not in view:

@@ -13,8 +13,9 @@ from django.http import QueryDict
 
 from catalogue import graph as citation_graph
 from catalogue.models import Provenance, Work
-from explorer.works.filters import DEFAULT_ERA, WorkFilter
+from explorer.works.filters import DEFAULT_ERA
 from explorer.works.filters import ERA_CHOICES as ERA_CHOICES  # for the graph pages' era switch
+from explorer.works.filters import WorkFilter as WorkFilter  # the facets, for the graph's API
 
 
 class KeyListField(forms.Field):

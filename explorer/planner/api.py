@@ -31,10 +31,11 @@ def _parameters() -> list[OpenApiParameter]:
         ),
     ]
     for name, bound in BOUNDS.items():
+        kind = "integer" if bound.kind is int else "number"
         parameters.append(
             OpenApiParameter(
                 name,
-                int if bound.kind is int else float,
+                {"type": kind, "minimum": bound.low, "maximum": bound.high},
                 description=f"{bound.help}, {bound.low:g} to {bound.high:g} {bound.unit}".strip(),
             )
         )
@@ -43,6 +44,7 @@ def _parameters() -> list[OpenApiParameter]:
 
 @cached_for_anonymous
 class PlannerView(APIView):
+    empty_value_is_default = True  # ?batch= is the page's blank field: the default (schema)
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]
     http_method_names = ["get", "head", "options"]

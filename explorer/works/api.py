@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.db.models import Count, Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
@@ -34,6 +35,7 @@ from explorer.works.filters import (
     era_parameter,
 )
 
+KEY_PATTERN = f"^{KEY_REGEX}$"
 ERA_PARAMETER = OpenApiParameter(
     "era",
     str,
@@ -98,6 +100,7 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "key"
     lookup_value_regex = KEY_REGEX
     filterset_class = WorkFilter
+    query_forms = [(WorkFilter, ())]  # the schema's parameters (explorer/schema.py)
     pagination_class = CountInPagePagination
 
     def get_queryset(self):
@@ -153,21 +156,29 @@ class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = Author.objects.annotate(work_count=Count("authorships")).order_by("name")
 
 
-@cached_for_anonymous
-@extend_schema_view(
-    list=extend_schema(
-        summary="Citation edges with their provenance and evidence",
-        parameters=[
-            OpenApiParameter("provenance", str, enum=Provenance.values),
-            OpenApiParameter("citing", str, description="BibTeX key of the citing work"),
-            OpenApiParameter("cited", str, description="BibTeX key of the cited work"),
-        ],
+class CitationQueryForm(forms.Form):
+    """The citation list's filters: what the list accepts and what the schema documents."""
+
+    provenance = forms.ChoiceField(
+        required=False,
+        choices=Provenance.choices,
+        error_messages={"invalid_choice": f"must be one of {', '.join(Provenance.values)}"},
     )
-)
+    citing = forms.RegexField(
+        KEY_PATTERN, required=False, help_text="BibTeX key of the citing work (404 if none)."
+    )
+    cited = forms.RegexField(
+        KEY_PATTERN, required=False, help_text="BibTeX key of the cited work (404 if none)."
+    )
+
+
+@cached_for_anonymous
+@extend_schema_view(list=extend_schema(summary="Citation edges with their provenance and evidence"))
 class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewSet):
     """Coverage is partial: a missing edge does not mean "does not cite"."""
 
-    allowed_parameters = frozenset({"page", "page_size", "format", "provenance", "citing", "cited"})
+    allowed_parameters = frozenset({"page", "page_size", "format", *CitationQueryForm.base_fields})
+    query_forms = [(CitationQueryForm, ())]
 
     def get_serializer_class(self):
         if self.action in ("list", "retrieve"):
@@ -179,15 +190,13 @@ class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewS
         if self.action != "list":
             return citations
         self.check_parameters(self.request)
-        params = self.request.query_params
-        if (provenance := params.get("provenance")) is not None:
-            if provenance not in Provenance.values:
-                raise ValidationError(
-                    {"provenance": f"must be one of {', '.join(Provenance.values)}"}
-                )
+        form = CitationQueryForm(self.request.query_params)
+        if not form.is_valid():
+            raise ValidationError(form.errors)
+        if provenance := form.cleaned_data["provenance"]:
             citations = citations.filter(provenance=provenance)
         for side in ("citing", "cited"):
-            if key := params.get(side):
+            if key := form.cleaned_data[side]:
                 citations = citations.filter(**{side: get_object_or_404(Work, key=key)})
         return citations
 

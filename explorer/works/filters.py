@@ -116,6 +116,28 @@ class CodeChoiceFilter(django_filters.ModelChoiceFilter):
         return queryset.filter(Exists(in_subtree))
 
 
+class StrictBooleanField(forms.NullBooleanField):
+    """true or false (or empty: no filter); anything else is refused, not read as "any"."""
+
+    TRUE, FALSE = ("true", "True", "1"), ("false", "False", "0")
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        if value in self.TRUE or value is True:
+            return True
+        if value in self.FALSE or value is False:
+            return False
+        raise user_error("must be true or false (got %(value)s)", str(value))
+
+    def validate(self, value) -> None:
+        pass
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    field_class = StrictBooleanField
+
+
 class WorkFilter(django_filters.FilterSet):
     era = django_filters.ChoiceFilter(
         choices=ERA_CHOICES,
@@ -168,12 +190,12 @@ class WorkFilter(django_filters.FilterSet):
         help_text="BibTeX entry type: article, inproceedings, misc, book, ...",
         widget=forms.Select(choices=[("", "any kind"), *ENTRY_TYPES.items()]),
     )
-    has_cost_model = django_filters.BooleanFilter(
+    has_cost_model = StrictBooleanFilter(
         method="filter_has_cost_model",
         label="Has a cost model",
         widget=forms.Select(choices=[("", "either"), ("true", "yes"), ("false", "no")]),
     )
-    has_demo = django_filters.BooleanFilter(
+    has_demo = StrictBooleanFilter(
         method="filter_has_demo",
         label="Has a demo",
         widget=forms.Select(choices=[("", "either"), ("true", "yes"), ("false", "no")]),
@@ -198,13 +220,6 @@ class WorkFilter(django_filters.FilterSet):
         valid = super().is_valid()
         for name in self.unknown:
             self.form.add_error(None, user_error("unknown parameter %(value)s", name))
-        if self.form.is_bound and self.form.is_valid():
-            low, high = (
-                self.form.cleaned_data.get("year_min"),
-                self.form.cleaned_data.get("year_max"),
-            )
-            if low is not None and high is not None and low > high:
-                self.form.add_error("year_max", "must not be before year_min")
         return valid and not self.form.errors
 
     @property

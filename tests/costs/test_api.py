@@ -150,20 +150,22 @@ def test_it_sweeps_linearly_and_up_to_the_variables_bounds(client, density):
 def test_it_refuses_bad_evaluations_with_a_message(client, density, query, errors):
     response = client.get(f"/api/cost-models/{density.pk}/evaluate/?{query}")
     assert response.status_code == 400
-    assert response.json() == errors
+    assert response.json()["errors"] == errors
 
 
 def test_it_refuses_a_log_of_zero_and_a_log_sweep_from_zero(client, survey):
     technique = make_technique("logarithm", make_category("logs"))
     model = make_cost_model(technique, formula="log(C - 3)")
     response = client.get(f"/api/cost-models/{model.pk}/evaluate/?C=3")
-    assert (response.status_code, response.json()) == (
+    assert (response.status_code, response.json()["errors"]) == (
         400,
         {"formula": ["result is not a finite number at position 1"]},
     )
     pk = model_id("Tree allreduce: time")  # L may be 0, but not on a log scale
     response = client.get(f"/api/cost-models/{pk}/evaluate/?sweep=L")
-    assert response.json() == {"from": ["from must be greater than 0 on a log scale (got 0)"]}
+    assert response.json()["errors"] == {
+        "from": ["from must be greater than 0 on a log scale (got 0)"]
+    }
 
 
 def test_it_answers_404_for_a_missing_model(client, db):
@@ -189,7 +191,14 @@ def test_it_documents_the_evaluate_parameters_in_the_schema(client, db):
     operation = schema["paths"]["/api/cost-models/{id}/evaluate/"]["get"]
     names = [parameter["name"] for parameter in operation["parameters"]]
     assert names[:1] == ["id"] or "id" in names
-    assert {"variables", "sweep", "from", "to", "points", "scale"} <= set(names)
+    assert {"variables", "sweep"} <= set(names)
+    # The sweep's parameters in one exploded object: from, to, points, scale only with sweep.
+    [sweep] = [p["schema"] for p in operation["parameters"] if p["name"] == "sweep"]
+    assert (set(sweep["properties"]), sweep["required"]) == (
+        {"sweep", "from", "to", "points", "scale"},
+        ["sweep"],
+    )
+    assert sweep["properties"]["points"] == {"type": "integer", "minimum": 2, "maximum": 200}
     assert "/api/costs/plots/{name}/" in schema["paths"]
 
 
@@ -266,7 +275,7 @@ def test_it_marks_allreduce_crossovers_in_the_api(client, survey):
 def test_it_refuses_bad_plot_parameters(client, survey, url, message):
     response = client.get(url)
     assert response.status_code == 400
-    [error] = response.json()["errors"]
+    [error] = response.json()["errors"]["non_field_errors"]
     assert message in error
 
 

@@ -44,7 +44,7 @@ def test_it_refuses_an_out_of_bounds_parameter_naming_it(client):
     body = {"params": {numeric.name: numeric.max + 1}}
     response = client.post(f"/api/demos/{PIPELINE}/run/", body, content_type="application/json")
     assert response.status_code == 400
-    message = response.json()["error"]
+    message = response.json()["detail"]
     assert numeric.name in message and str(numeric.max) in message
     assert not DemoRun.objects.exists()
 
@@ -57,7 +57,7 @@ def test_it_refuses_an_out_of_bounds_parameter_naming_it(client):
 def test_it_refuses_malformed_bodies(client, body):
     response = client.post(f"/api/demos/{PIPELINE}/run/", body, content_type="application/json")
     assert response.status_code == 400
-    assert response.json()["error"]
+    assert response.json()["detail"]
 
 
 @pytest.mark.django_db
@@ -87,7 +87,7 @@ def test_it_reports_a_run_that_hit_a_limit(client, monkeypatch):
     monkeypatch.setattr("explorer.demos.runner.run_demo", too_slow)
     response = client.post(f"/api/demos/{PIPELINE}/run/", {}, content_type="application/json")
     assert response.status_code == 422
-    assert "ran out of time" in response.json()["error"]
+    assert "ran out of time" in response.json()["detail"]
     assert not DemoRun.objects.filter(status="succeeded").exists()
 
 

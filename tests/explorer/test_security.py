@@ -201,3 +201,18 @@ def test_it_shows_no_stack_trace_and_sends_hsts_in_production(tmp_path):
     assert status == "500"
     assert hsts.startswith("max-age=")
     assert leaked == "False"
+
+
+def test_it_refuses_a_nul_byte_in_a_json_body_with_the_error_shape(client, curator):
+    client.force_login(curator)
+    body = {"citing": "a", "cited": "b", "provenance": "curator", "evidence_source": "x\x00y"}
+    response = client.post("/api/citations/", body, content_type="application/json")
+    assert (response.status_code, response.json()) == (
+        400,
+        {
+            "status": 400,
+            "code": "parse_error",
+            "detail": "a string in the body contains a NUL byte (\\u0000)",
+            "errors": {},
+        },
+    )

@@ -195,17 +195,16 @@ def test_it_writes_the_edges_as_csv(catalogue, client):
     [
         (
             "/api/graph/?format=xml",
-            {"format": "format must be one of json, graphml, gexf, csv, not 'xml'"},
+            {"format": ["format must be one of json, graphml, gexf, csv, not 'xml'"]},
         ),
         (
             "/api/graph/?format=api",
-            {"format": "format must be one of json, graphml, gexf, csv, not 'api'"},
+            {"format": ["format must be one of json, graphml, gexf, csv, not 'api'"]},
         ),
         ("/api/graph/?level=nope", {"errors": ["level: unknown code 'nope' (known: net, ops)"]}),
         ("/api/graph/?year_min=20x0", {"errors": ["year_min: Enter a number."]}),
         ("/api/graph/?depth=4", {"errors": ["depth: depth must be 1 or 2 or 3, not '4'"]}),
         ("/api/graph/?survey=yes", {"errors": ["survey: survey must be 0 or 1, not 'yes'"]}),
-        ("/api/graph/?ego=nope", {"errors": ["ego: no work with key 'nope'"]}),
         (
             f"/api/graph/?ego={SURVEY}",
             {
@@ -230,13 +229,29 @@ def test_it_refuses_bad_graph_parameters_with_400(catalogue, client, url, errors
     response = client.get(url)
     assert response.status_code == 400
     assert response["Content-Type"] == "application/json"
-    assert response.json() == errors
+    # Messages about the form as a whole (each names its parameter) are non_field_errors.
+    if "errors" in errors:
+        errors = {"non_field_errors": errors["errors"]}
+    assert response.json()["errors"] == errors
+
+
+def test_it_answers_404_for_an_ego_that_names_no_work(catalogue, client):
+    response = client.get("/api/graph/?ego=nope")
+    assert (response.status_code, response.json()) == (
+        404,
+        {
+            "status": 404,
+            "code": "not_found",
+            "detail": "ego: no work with key 'nope'",
+            "errors": {},
+        },
+    )
 
 
 def test_it_names_unknown_parameters(catalogue, client):
     response = client.get("/api/graph/?levle=ops")
     assert response.status_code == 400
-    [message] = response.json()["errors"]
+    [message] = response.json()["errors"]["non_field_errors"]
     assert message.startswith("unknown parameter(s): levle; this page takes: category, depth,")
 
 
@@ -346,11 +361,6 @@ def test_it_turns_away_works_outside_the_inclusion_filter(catalogue, client):
 @pytest.mark.parametrize(
     ("url", "errors"),
     [
-        ("/api/snowball/?seeds=alexnet,nope,ghost", {"seeds": "unknown work key(s): ghost, nope"}),
-        (
-            "/api/snowball/?seeds=bennun2018demystifying",
-            {"seeds": "unknown work key(s): bennun2018demystifying"},
-        ),
         (
             "/api/snowball/?rounds=0",
             {"errors": ["rounds: rounds must be a whole number from 1 to 5, not '0'"]},
@@ -367,13 +377,31 @@ def test_it_turns_away_works_outside_the_inclusion_filter(catalogue, client):
             "/api/snowball/?direction=up",
             {"errors": ["direction: direction must be backward or forward or both, not 'up'"]},
         ),
-        ("/api/snowball/?format=csv", {"format": "this endpoint answers in json only, not 'csv'"}),
+        (
+            "/api/snowball/?format=csv",
+            {"format": ["this endpoint answers in json only, not 'csv'"]},
+        ),
     ],
 )
 def test_it_refuses_bad_snowball_parameters_with_400(catalogue, client, url, errors):
     response = client.get(url)
     assert response.status_code == 400
-    assert response.json() == errors
+    if "errors" in errors:
+        errors = {"non_field_errors": errors["errors"]}
+    assert response.json()["errors"] == errors
+
+
+@pytest.mark.parametrize(
+    ("seeds", "detail"),
+    [
+        ("alexnet,nope,ghost", "seeds: unknown work key(s): ghost, nope"),
+        ("bennun2018demystifying", "seeds: unknown work key(s): bennun2018demystifying"),
+    ],
+)
+def test_it_answers_404_for_seeds_that_name_no_work(catalogue, client, seeds, detail):
+    response = client.get(f"/api/snowball/?seeds={seeds}")
+    assert response.status_code == 404
+    assert response.json() == {"status": 404, "code": "not_found", "detail": detail, "errors": {}}
 
 
 def test_it_replays_in_constant_queries(catalogue, client, django_assert_num_queries):
@@ -419,10 +447,15 @@ def test_it_lists_co_cited_and_coupled_works(catalogue, client, django_assert_nu
 def test_it_answers_404_for_an_unknown_work_and_400_for_a_bad_top(catalogue, client):
     response = client.get("/api/works/nope/related/")
     assert response.status_code == 404
-    assert response.json() == {"detail": "No reference with key 'nope' in the catalogue."}
+    assert response.json() == {
+        "status": 404,
+        "code": "not_found",
+        "detail": "No reference with key 'nope' in the catalogue.",
+        "errors": {},
+    }
     response = client.get("/api/works/alexnet/related/?top=0")
     assert response.status_code == 400
-    assert response.json() == {"top": "must be a whole number from 1 to 50, not '0'"}
+    assert response.json()["errors"] == {"top": ["must be a whole number from 1 to 50, not '0'"]}
 
 
 def test_it_reports_data_quality(catalogue, client):

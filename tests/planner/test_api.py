@@ -141,7 +141,7 @@ def test_it_uses_a_curators_formula_from_the_catalogue(client, survey):
 def test_it_refuses_bad_input_with_a_400_naming_the_bound(client, survey, query, errors):
     response = client.get(f"/api/planner/?{query}")
     assert response.status_code == 400
-    assert response.json() == {"errors": errors}
+    assert response.json()["errors"] == {"non_field_errors": errors}
     page = client.get(f"/planner/?{query}")
     assert page.status_code == 400
     assert errors[0].split(" (")[0] in page.content.decode()
@@ -151,7 +151,8 @@ def test_it_answers_503_when_the_catalogue_lacks_a_formula(client, survey):
     CostModel.objects.filter(technique__slug="pipelining").delete()
     response = client.get("/api/planner/")
     assert response.status_code == 503
-    assert "Pipelining: idle (bubble) fraction of a step" in response.json()["errors"][0]
+    message = response.json()["errors"]["non_field_errors"][0]
+    assert "Pipelining: idle (bubble) fraction of a step" in message
 
 
 @pytest.mark.parametrize("url", ["/api/planner/?network=vgg-16", "/planner/?network=alexnet&P=64"])

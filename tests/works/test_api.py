@@ -199,7 +199,6 @@ def test_it_ranks_title_matches_first(client, small_catalogue):
     [
         ("level=zzz", 400, "unknown code 'zzz'"),
         ("year_min=abc", 400, "Enter a number"),
-        ("year_min=2018&year_max=2010", 400, "must not be before year_min"),
         ("page_size=100000", 400, "between 1 and 500"),
         ("page_size=0", 400, "between 1 and 500"),
         ("page=999", 404, "Invalid page"),
@@ -330,7 +329,7 @@ def test_it_refuses_a_cost_model_with_an_unsafe_formula(client, small_catalogue,
     }
     response = client.post("/api/cost-models/", body, content_type="application/json")
     assert response.status_code == 400
-    assert "formula" in response.json()
+    assert "formula" in response.json()["errors"]
 
 
 @pytest.mark.parametrize(
@@ -366,7 +365,12 @@ def test_it_refuses_an_export_larger_than_its_bound(client, small_catalogue, set
 def test_it_refuses_an_unknown_export_format(client, small_catalogue):
     response = client.get("/api/export/?format=docx")
     assert response.status_code == 400
-    assert response.json() == {"format": "must be one of bibtex, csv, ris, csljson (got 'docx')"}
+    assert response.json() == {
+        "status": 400,
+        "code": "bad_request",
+        "detail": "format: must be one of bibtex, csv, ris, csljson (got 'docx')",
+        "errors": {"format": ["must be one of bibtex, csv, ris, csljson (got 'docx')"]},
+    }
 
 
 def test_it_serves_the_openapi_schema_and_docs(client, db):
