@@ -93,7 +93,7 @@ class DemoRunView(APIView):
     @extend_schema(
         summary="Run a demo with {params} and wait for the result (up to the wall-clock limit)",
         request=inline_serializer(
-            "DemoRunNowRequest", {"params": serializers.DictField(required=False)}
+            "DemoRunNow", {"params": serializers.DictField(required=False)}
         ),
         examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
         operation_id="demos_run",
@@ -111,7 +111,7 @@ class DemoRunView(APIView):
         return Response(body, status=code, headers=headers)
 
 
-RUN_REQUEST = inline_serializer("DemoRunRequest", {"params": serializers.DictField(required=False)})
+RUN_REQUEST = inline_serializer("DemoRun", {"params": serializers.DictField(required=False)})
 
 
 class DemoRunCreateView(APIView):

@@ -345,10 +345,17 @@ def test_the_api_keeps_natural_keys_fixed(survey, client, curator):
     )
     assert (response.status_code, response.json()) == (
         400,
-        {"label": ["cannot change once the record exists (create a new one instead)"]},
+        {
+            "status": 400,
+            "code": "invalid",
+            "detail": "label: cannot change once the record exists (create a new one instead)",
+            "errors": {
+                "label": ["cannot change once the record exists (create a new one instead)"]
+            },
+        },
     )
     edge = Citation.objects.get(citing__key="dean2012large", cited__key="deng2012scalable")
     response = client.patch(
         f"/api/citations/{edge.pk}/", {"provenance": "curator"}, content_type="application/json"
     )
-    assert response.status_code == 400 and list(response.json()) == ["provenance"]
+    assert response.status_code == 400 and list(response.json()["errors"]) == ["provenance"]

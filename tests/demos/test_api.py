@@ -124,7 +124,12 @@ def test_it_refuses_parameters_sent_without_the_params_wrapper(client):
     )
     assert (response.status_code, response.json()) == (
         400,
-        {"error": "unknown keys 'M', 'P' in the body; parameters go inside \"params\": {...}"},
+        {
+            "status": 400,
+            "code": "bad_request",
+            "detail": "unknown keys 'M', 'P' in the body; parameters go inside \"params\": {...}",
+            "errors": {},
+        },
     )
     assert not DemoRun.objects.exists()
 
@@ -135,5 +140,10 @@ def test_it_refuses_an_unknown_key_beside_params(client):
     response = client.post(f"/api/demos/{PIPELINE}/run/", body, content_type="application/json")
     assert (response.status_code, response.json()) == (
         400,
-        {"error": "unknown key 'parms' in the body; the only key is \"params\": {...}"},
+        {
+            "status": 400,
+            "code": "bad_request",
+            "detail": "unknown key 'parms' in the body; the only key is \"params\": {...}",
+            "errors": {},
+        },
     )

@@ -109,11 +109,21 @@ def test_it_queues_a_run_then_serves_the_same_parameters_without_computing_again
 def test_it_refuses_bad_parameters_naming_them_before_queueing_anything(client):
     response = post_run(client, {"M": 100000})
     assert response.status_code == 400
-    assert response.json() == {"error": "M must be an integer between 1 and 1024 (got 100000)"}
+    assert response.json() == {
+        "status": 400,
+        "code": "bad_request",
+        "detail": "M must be an integer between 1 and 1024 (got 100000)",
+        "errors": {},
+    }
     assert post_run(client, {"nope": 1}).status_code == 400
     assert client.post(
         f"/api/demos/{PIPELINE}/runs/", [], content_type="application/json"
-    ).json() == {"error": 'the body must be a JSON object {"params": {...}}'}
+    ).json() == {
+        "status": 400,
+        "code": "bad_request",
+        "detail": 'the body must be a JSON object {"params": {...}}',
+        "errors": {},
+    }
     assert post_run(client, {}, slug="no-such-demo").status_code == 404
     assert not DemoRun.objects.exists()
 
@@ -139,14 +149,17 @@ def test_it_caps_the_queue_per_client_and_in_total_with_retry_after(client, sett
     full = post_run(client, {**PARAMS, "seed": 3})
     assert full["Retry-After"] == "4"  # 2 runs ahead of a place, one at a time, ~2 s each
     assert full.json() == {
-        "error": "you already have 2 demo runs waiting or running (at most 2); retry in 4 s"
+        "status": 429,
+        "code": "throttled",
+        "detail": "you already have 2 demo runs waiting or running (at most 2); retry in 4 s",
+        "errors": {},
     }
 
     other = {"REMOTE_ADDR": "10.0.0.2"}
     assert post_run(client, {**PARAMS, "seed": 4}, **other).status_code == 202
     total = post_run(client, {**PARAMS, "seed": 5}, **other)
     assert total.status_code == 429
-    assert total.json()["error"].startswith("the demo queue is full (3 runs waiting or running)")
+    assert total.json()["detail"].startswith("the demo queue is full (3 runs waiting or running)")
     # A run already computed needs no place in the queue.
     assert post_run(client, {**PARAMS, "seed": 1}, **other).status_code == 202
     assert DemoRun.objects.count() == 3

@@ -71,7 +71,7 @@ def test_a_generated_client_reads_evaluates_runs_and_writes(generated, curator):
     run = api("demos.demos_run").sync(
         "pipeline-bubble",
         client=curator_client,
-        body=models.DemoRunRequest(params=models.DemoRunRequestParams.from_dict({"P": 2})),
+        body=models.DemoRunNowRequest(params=models.DemoRunNowRequestParams.from_dict({"P": 2})),
     )
     assert run["slug"] == "pipeline-bubble" and run["params"]["P"] == 2
 

@@ -394,14 +394,19 @@ def test_it_refuses_unknown_keys_in_a_write_naming_them(client, small_catalogue,
     allowed = "citing, cited, provenance, evidence_source, evidence_excerpt"
     assert (response.status_code, response.json()) == (
         400,
-        {"evidence_exerpt": [f"unknown field (allowed: {allowed})"]},
+        {
+            "status": 400,
+            "code": "invalid",
+            "detail": f"evidence_exerpt: unknown field (allowed: {allowed})",
+            "errors": {"evidence_exerpt": [f"unknown field (allowed: {allowed})"]},
+        },
     )
     model = make_cost_model(make_technique("conv-direct", small_catalogue["conv"]))
     response = client.patch(
         f"/api/cost-models/{model.pk}/", {"formla": "N"}, content_type="application/json"
     )
     assert response.status_code == 400
-    assert list(response.json()) == ["formla"]
+    assert list(response.json()["errors"]) == ["formla"]
     assert not Citation.objects.filter(provenance="curator").exists()
 
 
