@@ -92,9 +92,7 @@ class DemoRunView(APIView):
 
     @extend_schema(
         summary="Run a demo with {params} and wait for the result (up to the wall-clock limit)",
-        request=inline_serializer(
-            "DemoRunNow", {"params": serializers.DictField(required=False)}
-        ),
+        request=inline_serializer("DemoRunNow", {"params": serializers.DictField(required=False)}),
         examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
         operation_id="demos_run",
         responses={code: OpenApiTypes.OBJECT for code in (200, 202, 400, 404, 422, 429)},
