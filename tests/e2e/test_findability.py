@@ -21,12 +21,15 @@ def test_it_searches_pipelining_from_the_home_page_to_a_result(page, live_survey
     expect(page).to_have_url(re.compile(r"/works/\?q=pipelining$"))
     expect(page.locator(".summary")).to_contain_text("18 works match")
     expect(page.locator(".chips")).to_contain_text("“pipelining”")
+    # The order among equally good matches is the database's (bm25 on SQLite, ts_rank on
+    # PostgreSQL): the first result shows why it matched and leads to its own page.
     first = page.locator("ol.works li").first
-    expect(first).to_contain_text("Scalable stacking and learning")
-    expect(first.locator("mark").first).to_have_text("Pipelining")
-    first.locator("a").first.click()
-    expect(page).to_have_url(re.compile(r"/works/deng2012scalable/$"))
-    expect(page.locator("h1")).to_contain_text("Scalable stacking and learning")
+    expect(first.locator("mark").first).to_have_text(re.compile("^pipelin", re.I))
+    link = first.locator("a").first
+    title = link.inner_text()
+    link.click()
+    expect(page).to_have_url(re.compile(r"/works/[\w.-]+/$"))
+    expect(page.locator("h1")).to_contain_text(title)
 
 
 def test_it_opens_a_suggestion_with_the_keyboard(page, live_survey):
