@@ -4,6 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+CREATED := $(VENV)/.created
 STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
@@ -18,14 +19,17 @@ check-python:
 	  echo "With pyenv, the .python-version file selects 3.12; or run: make PYTHON=python3.12 ..."; \
 	  exit 1; }
 
-$(VENV)/bin/python: | check-python
+# A stamp, not bin/python: a venv cut off halfway (python but no pip) is made again.
+$(CREATED): | check-python
+	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
+	@touch $(CREATED)
 
-$(STAMP): requirements.txt | $(VENV)/bin/python
+$(STAMP): requirements.txt | $(CREATED)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	@touch $(STAMP)
 
-$(DEV_STAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(CREATED)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $(DEV_STAMP)
 
