@@ -59,6 +59,14 @@ class FormulaStatus(models.TextChoices):
     PARTIAL = "partial", "partial"
     RECALLED = "recalled", "recalled (unconfirmed)"
     STANDARD = "standard", "standard result"
+    # Ours, not the survey's or a textbook's: the status note shows the derivation.
+    DERIVED = "derived", "derived here"
+    # A source prints it, but it is probably wrong: the status note gives the reason.
+    DOUBTFUL = "doubtful", "doubtful"
+
+
+# Statuses whose status note must say why (the derivation, or the reason for the doubt).
+EXPLAINED_STATUSES = (FormulaStatus.DERIVED, FormulaStatus.DOUBTFUL)
 
 
 class Quantity(models.TextChoices):
@@ -796,6 +804,10 @@ class CostModel(Curated):
             models.CheckConstraint(
                 condition=Q(quantity__in=Quantity.values), name="costmodel_quantity_valid"
             ),
+            models.CheckConstraint(
+                condition=~Q(status__in=EXPLAINED_STATUSES) | ~Q(status_note=""),
+                name="costmodel_derived_or_doubtful_explained",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -812,6 +824,10 @@ class CostModel(Curated):
             costs.validate(self.formula, self.variable_names)
         except costs.FormulaError as error:
             raise ValidationError({"formula": str(error)}) from error
+        if self.status in EXPLAINED_STATUSES and not self.status_note.strip():
+            raise ValidationError(
+                {"status_note": "A derived formula shows its derivation, a doubtful one why."}
+            )
 
 
 class CuratorDeletionQuerySet(models.QuerySet):

@@ -270,7 +270,7 @@ def test_it_shows_the_doubt_on_the_winograd_work_formula():
     result = build_plot("wd-plane", FORMULAS, query(preset="resnet50-conv2-3x3"))
     winograd = next(p for p in result["data"]["points"] if p["key"] == "conv-winograd")
     assert winograd["doubtful"] == ["Winograd convolution (Table 6): work"]
-    assert winograd["work_formula"]["status"] == "partial"
+    assert winograd["work_formula"]["status"] == "doubtful"
     doubt = next(t for t in result["figure"]["data"] if t["name"].startswith("doubtful formula"))
     assert doubt["x"] == [winograd["work"]]
     assert doubt["text"] == ["Winograd (T6): work formula doubtful"]
