@@ -19,8 +19,11 @@ from bibtexparser.model import Entry, Field
 
 from catalogue.bibtex_syntax import check_syntax
 from catalogue.constants import KEY_REGEX, PLAIN_FIELDS, WORK_FIELDS
-from catalogue.latex import VERBATIM_FIELDS, escape_specials
-from catalogue.latex import display_text  # noqa: F401 - part of this module's interface
+from catalogue.latex import (
+    VERBATIM_FIELDS,
+    display_text,  # noqa: F401 - part of this module's interface
+    escape_specials,
+)
 
 KEY_PATTERN = re.compile(rf"^{KEY_REGEX}$")
 MAX_FIELD_LENGTHS = {
