@@ -69,6 +69,18 @@ class FormulaStatus(models.TextChoices):
 EXPLAINED_STATUSES = (FormulaStatus.DERIVED, FormulaStatus.DOUBTFUL)
 
 
+class CategoryStatus(models.TextChoices):
+    """Whether a category's section number and title are the paper's (FACTS.md section 1)."""
+
+    CONFIRMED = "confirmed", "confirmed"
+    RECALLED = "recalled", "recalled (unconfirmed)"
+    UNCONFIRMED = "unconfirmed", "unconfirmed"
+    # Ours, not the paper's: a node that groups the survey's content (the "bg" node, methods
+    # under a section). It never claims a section of its own.
+    GROUPING = "grouping", "grouping added here"
+    AFTER = "after-survey", "added after the survey"
+
+
 class Quantity(models.TextChoices):
     WORK = "work", "work"
     DEPTH = "depth", "depth"
@@ -181,9 +193,10 @@ class WorkQuerySet(models.QuerySet):
             "category__extends",
             "evidence",
             "source_note",
+            "alternatives",
         )
         for work_id, *values in rows.values_list("work_id", *fields):
-            code, name, section, extends, evidence, note = values
+            code, name, section, extends, evidence, note, alternatives = values
             assignments.setdefault(work_id, []).append(
                 {
                     "code": code,
@@ -192,6 +205,7 @@ class WorkQuerySet(models.QuerySet):
                     "extends": extends,
                     "evidence": evidence,
                     "source_note": note,
+                    "alternatives": alternatives,
                 }
             )
         return assignments
@@ -472,6 +486,51 @@ class Work(Curated):
         line = ", ".join(names)
         return f"{line} et al." if self.authors_truncated else line
 
+    @property
+    def placements(self) -> list[dict]:
+        """The work's assignments as placements: those that are alternatives of one another (the
+        same `alternatives` text, "1 or 8") form one placement (assignments prefetched)."""
+        placements: list[dict] = []
+        groups: dict[str, list[Assignment]] = {}
+        for assignment in self.assignments.all():
+            if assignment.alternatives in groups:
+                groups[assignment.alternatives].append(assignment)
+                continue
+            group = [assignment]
+            if assignment.alternatives:
+                groups[assignment.alternatives] = group
+            placements.append({"alternatives": assignment.alternatives, "assignments": group})
+        return placements
+
+    @property
+    def more_fields(self) -> list[tuple[str, str]]:
+        """(label, BibTeX text) of the fields the work page has no line of its own for: the
+        note, then the other BibTeX fields; a field the entry type needs but the source does not
+        give (a thesis's school) reads "unknown"."""
+        extra = {name: "" for name in NEEDED_FIELDS.get(self.entry_type, ())}
+        extra |= {name: value for name, value in self.extra_fields.items() if value}
+        shown = [("Note", self.note)] if self.note else []
+        shown += [
+            (FIELD_LABELS.get(name, name), extra[name] or "unknown") for name in sorted(extra)
+        ]
+        return shown
+
+
+# Fields BibTeX needs for an entry type and that the page names even when the source gives none.
+NEEDED_FIELDS = {
+    "mastersthesis": ("school",),
+    "phdthesis": ("school",),
+    "techreport": ("institution",),
+}
+FIELD_LABELS = {
+    "address": "Address",
+    "howpublished": "How published",
+    "institution": "Institution",
+    "month": "Month",
+    "organization": "Organization",
+    "school": "School",
+}
+
 
 class Authorship(models.Model):
     work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="authorships")
@@ -501,9 +560,12 @@ class CategoryQuerySet(models.QuerySet):
         COUNT(DISTINCT), so that a work in two sub-categories counts once in the parent.
         """
         nodes, roots = self._tree()
-        counts = _subtree_work_counts(nodes, works)
+        counts, alternatives = _subtree_work_counts(nodes, works, with_alternatives=True)
         for node in nodes:
             node.work_count = counts.get(node.pk, 0)
+            # Of those, the works placed here only as one of several possible sections: the
+            # count includes them and says so (they may count under another node too).
+            node.alternative_count = alternatives.get(node.pk, 0)
         return roots
 
     def _tree(self) -> tuple[list[Category], list[Category]]:
@@ -556,8 +618,11 @@ class CategoryQuerySet(models.QuerySet):
 
 
 def _subtree_work_counts(
-    nodes: list[Category], works: models.QuerySet | None, by_era: bool = False
-) -> dict:
+    nodes: list[Category],
+    works: models.QuerySet | None,
+    by_era: bool = False,
+    with_alternatives: bool = False,
+) -> dict | tuple[dict, dict]:
     """Category pk -> distinct works assigned to it or to any descendant, from one query.
 
     The (category, work) pairs are read once and rolled up the tree here: measured on 100,000
@@ -584,10 +649,17 @@ def _subtree_work_counts(
             era: {pk: len(ids) for pk, ids in under.items()} for era, under in under_era.items()
         }
     works_under: dict[int, set[int]] = {node.pk: set() for node in nodes}
-    for category_id, work_id in pairs.values_list("category_id", "work_id").iterator(2000):
+    firmly_under: dict[int, set[int]] = {node.pk: set() for node in nodes}
+    rows = pairs.values_list("category_id", "work_id", "alternatives").iterator(2000)
+    for category_id, work_id, alternatives in rows:
         for ancestor in ancestors_of.get(category_id, ()):
             works_under[ancestor].add(work_id)
-    return {pk: len(work_ids) for pk, work_ids in works_under.items()}
+            if not alternatives:
+                firmly_under[ancestor].add(work_id)
+    counts = {pk: len(work_ids) for pk, work_ids in works_under.items()}
+    if not with_alternatives:
+        return counts
+    return counts, {pk: len(works_under[pk] - firmly_under[pk]) for pk in works_under}
 
 
 class Category(Curated):
@@ -601,8 +673,10 @@ class Category(Curated):
     description = models.TextField(blank=True)
     status = models.CharField(
         max_length=20,
-        default="confirmed",
-        help_text="Whether the section number and title are confirmed by a source.",
+        choices=CategoryStatus.choices,
+        default=CategoryStatus.CONFIRMED,
+        help_text="Whether the section number and title are confirmed by a source, or the node "
+        "is a grouping added here.",
     )
     extends = models.CharField(
         "extends survey section",
@@ -653,6 +727,12 @@ class Assignment(Curated):
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="assignments")
     evidence = models.CharField(max_length=20, choices=Evidence.choices)
     source_note = models.TextField(blank=True)
+    alternatives = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text='Set when the source gives several possible sections ("7.1/7.2 gossip"): the '
+        "work's assignments with the same text are one placement with alternatives.",
+    )
 
     class Meta:
         ordering = ["work", "category__order", "category__code"]

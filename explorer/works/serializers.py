@@ -22,6 +22,10 @@ class AssignmentField(serializers.Serializer):
     extends = serializers.CharField(source="category.extends")
     evidence = serializers.CharField()
     source_note = serializers.CharField()
+    alternatives = serializers.CharField(
+        help_text='Set when the source gives several possible sections ("1 or 8"): the '
+        "categories with the same text are one placement with alternatives."
+    )
 
 
 class WorkListSerializer(serializers.ModelSerializer):
@@ -239,9 +243,14 @@ class CategoryNodeSerializer(serializers.Serializer):
     name = serializers.CharField()
     section = serializers.CharField()
     status = serializers.CharField()
+    status_label = serializers.CharField(source="get_status_display")
     extends = serializers.CharField()
     description = serializers.CharField()
     work_count = serializers.IntegerField()
+    alternative_count = serializers.IntegerField(
+        help_text="Of work_count, the works placed here only as one of several possible "
+        "sections (they may count under another node too)."
+    )
     children = serializers.SerializerMethodField()
 
     def get_children(self, node) -> list[dict]:

@@ -337,7 +337,11 @@ def load_assignments(path: Path, works: dict[str, Work], kept: list[str]) -> Non
     new, changed = [], []
     for row in read_csv(path):
         work, category = works[row["key"]], categories[row["category"]]
-        values = {"evidence": row["evidence"], "source_note": row["source_note"]}
+        values = {
+            "evidence": row["evidence"],
+            "source_note": row["source_note"],
+            "alternatives": row.get("alternatives", ""),
+        }
         assignment = existing.get((work.pk, category.pk))
         if assignment is None and f"{work.key} {category.code}" in deleted:
             kept.append(f"left out the assignment of {work.key} to {category.code}: {DELETED}")
@@ -346,7 +350,7 @@ def load_assignments(path: Path, works: dict[str, Work], kept: list[str]) -> Non
         elif merge_fixture(assignment, values, kept):
             changed.append(assignment)
     Assignment.objects.bulk_create(new)
-    Assignment.objects.bulk_update(changed, ["evidence", "source_note"])
+    Assignment.objects.bulk_update(changed, ["evidence", "source_note", "alternatives"])
 
 
 def load_citations(path: Path, works: dict[str, Work], kept: list[str]) -> None:
