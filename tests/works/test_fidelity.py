@@ -63,3 +63,17 @@ def test_it_discloses_an_edges_evidence_on_the_page(client):
     assert '<details class="edge-evidence">' in page
     assert "Source: https://example.org/a2017.pdf" in page
     assert "Excerpt: <q>[3] B. Author. Cited work. 2016.</q>" in page
+
+
+def test_it_shows_the_contradiction_behind_the_55_papers_and_marks_it(client, survey):
+    page = client.get("/numbers/").content.decode()
+    assert "S1 contradicts itself: one sentence says 55 of the 73 multi-node papers" in page
+    assert '55 <span class="status status-recalled">unconfirmed reading</span>' in page
+    assert "such a work counts in each level its alternatives name" in page
+    assert "placed at one of several possible sections)" in page
+
+
+def test_it_does_not_claim_the_survey_names_no_seed_works(client, survey):
+    page = client.get("/snowball/").content.decode()
+    assert "does not name any" not in page
+    assert "whether the survey started from seed works, and which, is unknown" in page
