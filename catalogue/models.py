@@ -14,7 +14,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import connections, models
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.functional import cached_property
 
@@ -116,9 +117,66 @@ class Curated(models.Model):
         self.curated_fields = sorted(set(self.curated_fields) | set(names))
 
 
+class Person(models.Model):
+    """One person behind several spellings of a name (the curated identity table,
+    fixtures/identities.json, says which and by what rule). Named by the fullest spelling the
+    source prints: no given names are invented."""
+
+    name = models.CharField(max_length=200, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AuthorQuerySet(models.QuerySet):
+    def with_work_counts(self) -> AuthorQuerySet:
+        """`work_count`: the distinct works of the author's person (all its spellings), or of
+        the spelling alone when no person links it."""
+        of_person = (
+            Authorship.objects.filter(author__person=OuterRef("person"))
+            .order_by()
+            .values("author__person")
+            .annotate(n=Count("work", distinct=True))
+            .values("n")
+        )
+        return self.annotate(
+            own_count=Count("authorships"),
+            work_count=Coalesce(Subquery(of_person), "own_count"),
+        )
+
+    def identity_report(self) -> dict:
+        """The identity table as the data-quality page shows it: people with their spellings,
+        and the spellings left apart with the reason. Two queries."""
+        people: dict[str, list[str]] = {}
+        for name, person in self.filter(person__isnull=False).values_list("name", "person__name"):
+            people.setdefault(person, []).append(name)
+        apart: dict[str, list[str]] = {}
+        for name, note in self.exclude(identity_note="").values_list("name", "identity_note"):
+            apart.setdefault(note, []).append(name)
+        return {
+            "people": [{"name": k, "spellings": v} for k, v in sorted(people.items())],
+            "spellings_linked": sum(len(v) for v in people.values()),
+            "left_apart": [{"spellings": v, "reason": k} for k, v in sorted(apart.items())],
+            "spellings_left_apart": sum(len(v) for v in apart.values()),
+        }
+
+
 class Author(models.Model):
     # Names as the source prints them ("D. Alistarh"): no given names are invented.
     name = models.CharField(max_length=200, unique=True)
+    person = models.ForeignKey(
+        Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="spellings"
+    )
+    identity_note = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Why this spelling is left apart from similar ones (the identity table).",
+    )
+
+    objects = AuthorQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
@@ -1046,3 +1104,27 @@ class WorkSearchText(models.Model):
 
 
 WorkSearchText._meta.get_field("title").register_lookup(FullTextMatch)
+
+
+def _counted(values: Iterable[str], choices: type[models.TextChoices]) -> list[dict]:
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return [
+        {"status": value, "label": label, "count": counts.get(value, 0)}
+        for value, label in choices.choices
+    ]
+
+
+def fidelity_report() -> dict:
+    """What the data-quality page says of the catalogue's own claims: cost models and categories
+    by status (every status, zero counts included), and the author identity table. Four queries."""
+    return {
+        "cost_model_statuses": _counted(
+            CostModel.objects.values_list("status", flat=True), FormulaStatus
+        ),
+        "category_statuses": _counted(
+            Category.objects.values_list("status", flat=True), CategoryStatus
+        ),
+        "identities": Author.objects.identity_report(),
+    }

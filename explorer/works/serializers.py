@@ -260,12 +260,20 @@ class CategoryNodeSerializer(serializers.Serializer):
 class AuthorSerializer(serializers.ModelSerializer):
     name = serializers.SerializerMethodField()
     name_bibtex = serializers.CharField(source="name")
-    work_count = serializers.IntegerField()
+    person = serializers.CharField(
+        source="person.name",
+        allow_null=True,
+        default=None,
+        help_text="The person this spelling belongs to (the identity table), or null.",
+    )
+    work_count = serializers.IntegerField(
+        help_text="Works of the person (all its spellings), or of this spelling alone."
+    )
     html_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Author
-        fields = ["id", "name", "name_bibtex", "work_count", "html_url"]
+        fields = ["id", "name", "name_bibtex", "person", "work_count", "html_url"]
 
     def get_name(self, author: Author) -> str:
         return display_text(author.name)

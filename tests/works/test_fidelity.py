@@ -77,3 +77,36 @@ def test_it_does_not_claim_the_survey_names_no_seed_works(client, survey):
     page = client.get("/snowball/").content.decode()
     assert "does not name any" not in page
     assert "whether the survey started from seed works, and which, is unknown" in page
+
+
+def test_it_gathers_a_persons_works_under_every_spelling(client, survey):
+    from catalogue.models import Author
+
+    short, full = Author.objects.get(name="T. Hoefler"), Author.objects.get(name="Torsten Hoefler")
+    assert short.person == full.person and full.person.name == "Torsten Hoefler"
+    response = client.get(f"/authors/{full.pk}/")
+    works = {work.key for work in response.context["works"]}
+    assert "bennun2018demystifying" in works  # printed "Torsten Hoefler"
+    assert "hoefler2017corrected" in works  # printed "T. Hoefler"
+    page = response.content.decode()
+    assert "One person, <strong>Torsten Hoefler</strong>, printed as" in page
+    for spelling in (short, full):
+        row = client.get(f"/api/authors/{spelling.pk}/").json()
+        assert (row["person"], row["work_count"]) == ("Torsten Hoefler", len(works))
+    listed = client.get("/api/authors/").json()
+    assert all("person" in row for row in listed["results"])
+
+
+def test_it_keeps_every_spelling_on_its_works_as_printed(client, survey):
+    document = client.get("/api/works/hoefler2017corrected/").json()
+    assert document["authors"][0] == "T. Hoefler"
+
+
+def test_it_leaves_ambiguous_spellings_apart_and_says_why(client, survey):
+    from catalogue.models import Author
+
+    chen = Author.objects.get(name="X. W. Chen")
+    assert chen.person is None
+    assert "an initial does not tell people apart" in chen.identity_note
+    page = client.get(f"/authors/{chen.pk}/").content.decode()
+    assert "Not linked to similar spellings" in page
