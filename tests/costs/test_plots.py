@@ -1,6 +1,7 @@
 """The /costs/ plots as pure functions: the fixtures' cost models read straight from the JSON
 files (no database), layer presets, parameter checks, crossovers and every figure."""
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -235,6 +236,16 @@ def test_it_marks_where_tree_and_ring_allreduce_cross_as_the_message_grows():
     assert [c["x"] for c in tree_ring] == [pytest.approx(expected, rel=0.01)]
     marks = next(t for t in result["figure"]["data"] if t["name"] == "crossovers")
     assert len(marks["x"]) == len(result["data"]["crossovers"]) >= 3
+
+
+def test_it_draws_a_doubtful_formula_but_marks_no_crossing_on_it():
+    tree = formula_labelled("Tree allreduce: time")
+    formulas = [dataclasses.replace(f, status="doubtful") if f is tree else f for f in FORMULAS]
+    result = build_plot("allreduce-m", formulas, query(P=8, L=1e-6, G=1e-10, gamma=4))
+    assert "Tree allreduce: time" in [curve["label"] for curve in result["data"]["curves"]]
+    assert "Tree allreduce: time" in result["unconfirmed"]
+    crossed = {name for c in result["data"]["crossovers"] for name in (c["a"], c["b"])}
+    assert crossed and "Tree allreduce: time" not in crossed
 
 
 # Figures ---------------------------------------------------------------------------------------
