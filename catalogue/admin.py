@@ -23,6 +23,7 @@ from catalogue.models import (
     CostModel,
     Curated,
     CuratorDeletion,
+    Person,
     Technique,
     Work,
 )
@@ -249,6 +250,14 @@ def _digest(text: str) -> str:
 
 @admin.register(Author)
 class AuthorAdmin(admin.ModelAdmin):
+    search_fields = ["name"]
+    list_display = ["name", "person", "identity_note"]
+    list_filter = [("person", admin.EmptyFieldListFilter)]
+    autocomplete_fields = ["person"]
+
+
+@admin.register(Person)
+class PersonAdmin(admin.ModelAdmin):
     search_fields = ["name"]
     list_display = ["name"]
 

@@ -19,7 +19,11 @@ from bibtexparser.model import Entry, Field
 
 from catalogue.bibtex_syntax import check_syntax
 from catalogue.constants import KEY_REGEX, PLAIN_FIELDS, WORK_FIELDS
-from catalogue.latex import display_text  # noqa: F401 - part of this module's interface
+from catalogue.latex import (
+    VERBATIM_FIELDS,
+    display_text,  # noqa: F401 - part of this module's interface
+    escape_specials,
+)
 
 KEY_PATTERN = re.compile(rf"^{KEY_REGEX}$")
 MAX_FIELD_LENGTHS = {
@@ -291,6 +295,10 @@ def entry_from_record(record: WorkRecord) -> Entry:
         fields.append(Field("sourceurl", record.source_url))
     # Sorted: PostgreSQL's jsonb does not keep key order, and exports must be stable.
     fields += [Field(name, value) for name, value in sorted(record.extra_fields.items())]
+    # A curator's "&" or "^" would stop the reader's LaTeX build: the export escapes it.
+    for item in fields:
+        if item.key not in VERBATIM_FIELDS:
+            item.value = escape_specials(item.value)
     return Entry(record.entry_type, record.key, fields)
 
 

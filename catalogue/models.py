@@ -8,12 +8,14 @@ no duplicate edge per provenance, allowed choice values).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import connections, models
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.functional import cached_property
 
@@ -59,6 +61,26 @@ class FormulaStatus(models.TextChoices):
     PARTIAL = "partial", "partial"
     RECALLED = "recalled", "recalled (unconfirmed)"
     STANDARD = "standard", "standard result"
+    # Ours, not the survey's or a textbook's: the status note shows the derivation.
+    DERIVED = "derived", "derived here"
+    # A source prints it, but it is probably wrong: the status note gives the reason.
+    DOUBTFUL = "doubtful", "doubtful"
+
+
+# Statuses whose status note must say why (the derivation, or the reason for the doubt).
+EXPLAINED_STATUSES = (FormulaStatus.DERIVED, FormulaStatus.DOUBTFUL)
+
+
+class CategoryStatus(models.TextChoices):
+    """Whether a category's section number and title are the paper's (FACTS.md section 1)."""
+
+    CONFIRMED = "confirmed", "confirmed"
+    RECALLED = "recalled", "recalled (unconfirmed)"
+    UNCONFIRMED = "unconfirmed", "unconfirmed"
+    # Ours, not the paper's: a node that groups the survey's content (the "bg" node, methods
+    # under a section). It never claims a section of its own.
+    GROUPING = "grouping", "grouping added here"
+    AFTER = "after-survey", "added after the survey"
 
 
 class Quantity(models.TextChoices):
@@ -95,9 +117,66 @@ class Curated(models.Model):
         self.curated_fields = sorted(set(self.curated_fields) | set(names))
 
 
+class Person(models.Model):
+    """One person behind several spellings of a name (the curated identity table,
+    fixtures/identities.json, says which and by what rule). Named by the fullest spelling the
+    source prints: no given names are invented."""
+
+    name = models.CharField(max_length=200, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AuthorQuerySet(models.QuerySet):
+    def with_work_counts(self) -> AuthorQuerySet:
+        """`work_count`: the distinct works of the author's person (all its spellings), or of
+        the spelling alone when no person links it."""
+        of_person = (
+            Authorship.objects.filter(author__person=OuterRef("person"))
+            .order_by()
+            .values("author__person")
+            .annotate(n=Count("work", distinct=True))
+            .values("n")
+        )
+        return self.annotate(
+            own_count=Count("authorships"),
+            work_count=Coalesce(Subquery(of_person), "own_count"),
+        )
+
+    def identity_report(self) -> dict:
+        """The identity table as the data-quality page shows it: people with their spellings,
+        and the spellings left apart with the reason. Two queries."""
+        people: dict[str, list[str]] = {}
+        for name, person in self.filter(person__isnull=False).values_list("name", "person__name"):
+            people.setdefault(person, []).append(name)
+        apart: dict[str, list[str]] = {}
+        for name, note in self.exclude(identity_note="").values_list("name", "identity_note"):
+            apart.setdefault(note, []).append(name)
+        return {
+            "people": [{"name": k, "spellings": v} for k, v in sorted(people.items())],
+            "spellings_linked": sum(len(v) for v in people.values()),
+            "left_apart": [{"spellings": v, "reason": k} for k, v in sorted(apart.items())],
+            "spellings_left_apart": sum(len(v) for v in apart.values()),
+        }
+
+
 class Author(models.Model):
     # Names as the source prints them ("D. Alistarh"): no given names are invented.
     name = models.CharField(max_length=200, unique=True)
+    person = models.ForeignKey(
+        Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="spellings"
+    )
+    identity_note = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Why this spelling is left apart from similar ones (the identity table).",
+    )
+
+    objects = AuthorQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
@@ -173,9 +252,10 @@ class WorkQuerySet(models.QuerySet):
             "category__extends",
             "evidence",
             "source_note",
+            "alternatives",
         )
         for work_id, *values in rows.values_list("work_id", *fields):
-            code, name, section, extends, evidence, note = values
+            code, name, section, extends, evidence, note, alternatives = values
             assignments.setdefault(work_id, []).append(
                 {
                     "code": code,
@@ -184,6 +264,7 @@ class WorkQuerySet(models.QuerySet):
                     "extends": extends,
                     "evidence": evidence,
                     "source_note": note,
+                    "alternatives": alternatives,
                 }
             )
         return assignments
@@ -464,6 +545,51 @@ class Work(Curated):
         line = ", ".join(names)
         return f"{line} et al." if self.authors_truncated else line
 
+    @property
+    def placements(self) -> list[dict]:
+        """The work's assignments as placements: those that are alternatives of one another (the
+        same `alternatives` text, "1 or 8") form one placement (assignments prefetched)."""
+        placements: list[dict] = []
+        groups: dict[str, list[Assignment]] = {}
+        for assignment in self.assignments.all():
+            if assignment.alternatives in groups:
+                groups[assignment.alternatives].append(assignment)
+                continue
+            group = [assignment]
+            if assignment.alternatives:
+                groups[assignment.alternatives] = group
+            placements.append({"alternatives": assignment.alternatives, "assignments": group})
+        return placements
+
+    @property
+    def more_fields(self) -> list[tuple[str, str]]:
+        """(label, BibTeX text) of the fields the work page has no line of its own for: the
+        note, then the other BibTeX fields; a field the entry type needs but the source does not
+        give (a thesis's school) reads "unknown"."""
+        extra = {name: "" for name in NEEDED_FIELDS.get(self.entry_type, ())}
+        extra |= {name: value for name, value in self.extra_fields.items() if value}
+        shown = [("Note", self.note)] if self.note else []
+        shown += [
+            (FIELD_LABELS.get(name, name), extra[name] or "unknown") for name in sorted(extra)
+        ]
+        return shown
+
+
+# Fields BibTeX needs for an entry type and that the page names even when the source gives none.
+NEEDED_FIELDS = {
+    "mastersthesis": ("school",),
+    "phdthesis": ("school",),
+    "techreport": ("institution",),
+}
+FIELD_LABELS = {
+    "address": "Address",
+    "howpublished": "How published",
+    "institution": "Institution",
+    "month": "Month",
+    "organization": "Organization",
+    "school": "School",
+}
+
 
 class Authorship(models.Model):
     work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="authorships")
@@ -493,9 +619,13 @@ class CategoryQuerySet(models.QuerySet):
         COUNT(DISTINCT), so that a work in two sub-categories counts once in the parent.
         """
         nodes, roots = self._tree()
-        counts = _subtree_work_counts(nodes, works)
+        by_era = _subtree_work_counts(nodes, works).values()
         for node in nodes:
-            node.work_count = counts.get(node.pk, 0)
+            # A work has one era, so the per-era counts add up to the distinct works.
+            node.work_count = sum(counts.works.get(node.pk, 0) for counts in by_era)
+            # Of those, the works placed here only as one of several possible sections: the
+            # count includes them and says so (they may count under another node too).
+            node.alternative_count = sum(c.alternatives.get(node.pk, 0) for c in by_era)
         return roots
 
     def _tree(self) -> tuple[list[Category], list[Category]]:
@@ -540,17 +670,27 @@ class CategoryQuerySet(models.QuerySet):
         """Top-level categories with `work_count` (works in the survey: the survey's figure) and
         `after_count` (works after it), in two queries like tree_with_counts."""
         nodes, roots = self._tree()
-        counts = _subtree_work_counts(nodes, None, by_era=True)
+        counts = _subtree_work_counts(nodes, None)
         for root in roots:
-            root.work_count = counts[Era.SURVEY].get(root.pk, 0)
-            root.after_count = counts[Era.AFTER].get(root.pk, 0)
+            root.work_count = counts[Era.SURVEY].works.get(root.pk, 0)
+            root.alternative_count = counts[Era.SURVEY].alternatives.get(root.pk, 0)
+            root.after_count = counts[Era.AFTER].works.get(root.pk, 0)
         return roots
 
 
+@dataclass
+class SubtreeCounts:
+    """Category pk -> distinct works in the node's subtree (`works`), and of those the works
+    placed there only as one of several possible sections (`alternatives`)."""
+
+    works: dict[int, int]
+    alternatives: dict[int, int]
+
+
 def _subtree_work_counts(
-    nodes: list[Category], works: models.QuerySet | None, by_era: bool = False
-) -> dict:
-    """Category pk -> distinct works assigned to it or to any descendant, from one query.
+    nodes: list[Category], works: models.QuerySet | None
+) -> dict[str, SubtreeCounts]:
+    """Era -> the subtree counts of the works of that era, from one query.
 
     The (category, work) pairs are read once and rolled up the tree here: measured on 100,000
     works, this beats both one COUNT(DISTINCT) per node and a grouped join over a closure table,
@@ -564,22 +704,22 @@ def _subtree_work_counts(
     pairs = Assignment.objects.order_by()
     if works is not None:
         pairs = pairs.filter(work__in=works.order_by().values("pk"))
-    if by_era:  # {era: {category pk: count}}, from the same single query
-        under_era: dict[str, dict[int, set[int]]] = {
-            era: {node.pk: set() for node in nodes} for era in Era.values
-        }
-        rows = pairs.values_list("category_id", "work_id", "work__era").iterator(2000)
-        for category_id, work_id, era in rows:
-            for ancestor in ancestors_of.get(category_id, ()):
-                under_era[era][ancestor].add(work_id)
-        return {
-            era: {pk: len(ids) for pk, ids in under.items()} for era, under in under_era.items()
-        }
-    works_under: dict[int, set[int]] = {node.pk: set() for node in nodes}
-    for category_id, work_id in pairs.values_list("category_id", "work_id").iterator(2000):
+    # era -> node -> works under it; "firmly": through an assignment without alternatives.
+    under = {era: {node.pk: set() for node in nodes} for era in Era.values}
+    firmly = {era: {node.pk: set() for node in nodes} for era in Era.values}
+    fields = ("category_id", "work_id", "work__era", "alternatives")
+    for category_id, work_id, era, alternatives in pairs.values_list(*fields).iterator(2000):
         for ancestor in ancestors_of.get(category_id, ()):
-            works_under[ancestor].add(work_id)
-    return {pk: len(work_ids) for pk, work_ids in works_under.items()}
+            under[era][ancestor].add(work_id)
+            if not alternatives:
+                firmly[era][ancestor].add(work_id)
+    return {
+        era: SubtreeCounts(
+            works={pk: len(ids) for pk, ids in under[era].items()},
+            alternatives={pk: len(ids - firmly[era][pk]) for pk, ids in under[era].items()},
+        )
+        for era in Era.values
+    }
 
 
 class Category(Curated):
@@ -593,8 +733,10 @@ class Category(Curated):
     description = models.TextField(blank=True)
     status = models.CharField(
         max_length=20,
-        default="confirmed",
-        help_text="Whether the section number and title are confirmed by a source.",
+        choices=CategoryStatus.choices,
+        default=CategoryStatus.CONFIRMED,
+        help_text="Whether the section number and title are confirmed by a source, or the node "
+        "is a grouping added here.",
     )
     extends = models.CharField(
         "extends survey section",
@@ -645,6 +787,12 @@ class Assignment(Curated):
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="assignments")
     evidence = models.CharField(max_length=20, choices=Evidence.choices)
     source_note = models.TextField(blank=True)
+    alternatives = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text='Set when the source gives several possible sections ("7.1/7.2 gossip"): the '
+        "work's assignments with the same text are one placement with alternatives.",
+    )
 
     class Meta:
         ordering = ["work", "category__order", "category__code"]
@@ -796,6 +944,10 @@ class CostModel(Curated):
             models.CheckConstraint(
                 condition=Q(quantity__in=Quantity.values), name="costmodel_quantity_valid"
             ),
+            models.CheckConstraint(
+                condition=~Q(status__in=EXPLAINED_STATUSES) | ~Q(status_note=""),
+                name="costmodel_derived_or_doubtful_explained",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -812,6 +964,10 @@ class CostModel(Curated):
             costs.validate(self.formula, self.variable_names)
         except costs.FormulaError as error:
             raise ValidationError({"formula": str(error)}) from error
+        if self.status in EXPLAINED_STATUSES and not self.status_note.strip():
+            raise ValidationError(
+                {"status_note": "A derived formula shows its derivation, a doubtful one why."}
+            )
 
 
 class CuratorDeletionQuerySet(models.QuerySet):
@@ -948,3 +1104,27 @@ class WorkSearchText(models.Model):
 
 
 WorkSearchText._meta.get_field("title").register_lookup(FullTextMatch)
+
+
+def _counted(values: Iterable[str], choices: type[models.TextChoices]) -> list[dict]:
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return [
+        {"status": value, "label": label, "count": counts.get(value, 0)}
+        for value, label in choices.choices
+    ]
+
+
+def fidelity_report() -> dict:
+    """What the data-quality page says of the catalogue's own claims: cost models and categories
+    by status (every status, zero counts included), and the author identity table. Four queries."""
+    return {
+        "cost_model_statuses": _counted(
+            CostModel.objects.values_list("status", flat=True), FormulaStatus
+        ),
+        "category_statuses": _counted(
+            Category.objects.values_list("status", flat=True), CategoryStatus
+        ),
+        "identities": Author.objects.identity_report(),
+    }

@@ -268,7 +268,9 @@ def allreduce_plot(formulas: list[CostFormula], settings: dict[str, float], axis
         except (ParameterError, FormulaError) as error:
             raise ParameterError(f"{formula.label}: {error}") from None
         curves.append((formula, finite_list(np.broadcast_to(y, x.shape))))
-    algorithms = {f.label: y for f, y in curves if f.quantity == "time"}
+    # A doubtful formula is drawn and flagged, but no crossing (which algorithm wins where)
+    # rests on it.
+    algorithms = {f.label: y for f, y in curves if f.quantity == "time" and not f.doubtful}
     crossings = crossovers(x.tolist(), algorithms)
     traces = [_allreduce_trace(formula, x, y, axis, i) for i, (formula, y) in enumerate(curves)]
     traces.append(_crossover_trace(crossings, axis))

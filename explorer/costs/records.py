@@ -20,6 +20,7 @@ from explorer.costs.presets import FC, Layer
 from explorer.forms import bounds_message
 
 CONFIRMED = "confirmed"
+DOUBTFUL = "doubtful"
 TABLE_COLOURS = {"Table 4": "#2457a6", "Table 6": "#c0392b"}
 
 # Names on the label of each operator point, in the survey's notation (y, ∇w, ∇x).
@@ -80,8 +81,9 @@ class CostFormula:
 
     @property
     def doubtful(self) -> bool:
-        """The fixtures call a formula "doubtful" when FACTS.md says to check it before use."""
-        return "doubtful" in self.status_note.lower()
+        """A source prints it but it is probably wrong (the status note says why): plots flag it
+        and never rank on it as if it held."""
+        return self.status == DOUBTFUL
 
     @property
     def table(self) -> str:

@@ -25,7 +25,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalogue import graph as citation_graph
-from catalogue.models import Citation, Work
+from catalogue.models import Citation, Work, fidelity_report
 from explorer.graph.documents import (
     CAVEAT,
     GraphSelection,
@@ -308,6 +308,8 @@ class DataQualityView(ReadOnlyGraphView):
         responses={(200, "application/json"): OpenApiTypes.OBJECT},
     )
     def get(self, request):
-        """Queries: graph version (+ works, citations when cold)."""
+        """Queries: graph version (+ works, citations when cold), then the four of the statuses
+        and identities (fidelity_report)."""
         refuse_unknown(request, set())
-        return Response(quality_report(citation_graph.catalogue_graph()))
+        report = quality_report(citation_graph.catalogue_graph())
+        return Response(report | fidelity_report())

@@ -18,7 +18,7 @@ from django.utils.http import urlencode
 from catalogue import bibtex
 from catalogue import graph as citation_graph
 from catalogue.graph import CatalogueGraph, Snowball
-from catalogue.models import Provenance, Work
+from catalogue.models import Provenance, Work, fidelity_report
 from explorer.graph.documents import (
     CAVEAT,
     COLLECTION_CAVEAT,
@@ -258,5 +258,9 @@ def data_quality(request):
         message = f"unknown parameter(s): {', '.join(sorted(request.GET))}; this page takes none"
         return bad_request(request, [message], reverse("graph:data-quality"))
     catalogue = citation_graph.catalogue_graph()
-    context = {**coverage_context(catalogue), "report": quality_report(catalogue)}
+    context = {
+        **coverage_context(catalogue),
+        "report": quality_report(catalogue),
+        "fidelity": fidelity_report(),
+    }
     return render(request, "graph/data_quality.html", context)

@@ -24,7 +24,8 @@ from catalogue import costs
 CONFIRMED = "confirmed"
 STANDARD = "standard"
 # A formula the planner ranks on is "unconfirmed" unless the catalogue marks it confirmed or a
-# standard result: recalled and partial rows, and the planner's own assumptions, are flagged.
+# standard result: recalled, partial, derived and doubtful rows, and the planner's own
+# assumptions, are flagged (a doubtful row is never ranked on silently).
 TRUSTED_STATUSES = frozenset({CONFIRMED, STANDARD})
 
 BN = "batch-normalization"

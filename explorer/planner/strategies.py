@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .formulas import (
+    TRUSTED_STATUSES,
     Assumption,
     CatalogueFormula,
     Derivation,
@@ -693,7 +694,7 @@ def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> dict[str,
     fits = outcome.applicable and outcome.memory.get("total", 0.0) <= ctx.inputs.memory
     speedup = single / outcome.step if outcome.applicable and outcome.step > 0 else None
     unique = list({id(s): s for s in outcome.sources}.values()) if detailed else []
-    unconfirmed = [s.label for s in unique if s.status not in ("confirmed", "standard")]
+    unconfirmed = [s.label for s in unique if s.status not in TRUSTED_STATUSES]
     reason = outcome.reason
     if outcome.applicable and not fits:
         reason = (

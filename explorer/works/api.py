@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from django import forms
-from django.db.models import Count, Prefetch
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, mixins, viewsets
@@ -153,7 +153,7 @@ class CategoryViewSet(viewsets.GenericViewSet):
 @cached_for_anonymous
 class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = serializers.AuthorSerializer
-    queryset = Author.objects.annotate(work_count=Count("authorships")).order_by("name")
+    queryset = Author.objects.with_work_counts().select_related("person").order_by("name")
 
 
 class CitationQueryForm(forms.Form):

@@ -22,6 +22,10 @@ class AssignmentField(serializers.Serializer):
     extends = serializers.CharField(source="category.extends")
     evidence = serializers.CharField()
     source_note = serializers.CharField()
+    alternatives = serializers.CharField(
+        help_text='Set when the source gives several possible sections ("1 or 8"): the '
+        "categories with the same text are one placement with alternatives."
+    )
 
 
 class WorkListSerializer(serializers.ModelSerializer):
@@ -239,9 +243,14 @@ class CategoryNodeSerializer(serializers.Serializer):
     name = serializers.CharField()
     section = serializers.CharField()
     status = serializers.CharField()
+    status_label = serializers.CharField(source="get_status_display")
     extends = serializers.CharField()
     description = serializers.CharField()
     work_count = serializers.IntegerField()
+    alternative_count = serializers.IntegerField(
+        help_text="Of work_count, the works placed here only as one of several possible "
+        "sections (they may count under another node too)."
+    )
     children = serializers.SerializerMethodField()
 
     def get_children(self, node) -> list[dict]:
@@ -251,12 +260,20 @@ class CategoryNodeSerializer(serializers.Serializer):
 class AuthorSerializer(serializers.ModelSerializer):
     name = serializers.SerializerMethodField()
     name_bibtex = serializers.CharField(source="name")
-    work_count = serializers.IntegerField()
+    person = serializers.CharField(
+        source="person.name",
+        allow_null=True,
+        default=None,
+        help_text="The person this spelling belongs to (the identity table), or null.",
+    )
+    work_count = serializers.IntegerField(
+        help_text="Works of the person (all its spellings), or of this spelling alone."
+    )
     html_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Author
-        fields = ["id", "name", "name_bibtex", "work_count", "html_url"]
+        fields = ["id", "name", "name_bibtex", "person", "work_count", "html_url"]
 
     def get_name(self, author: Author) -> str:
         return display_text(author.name)

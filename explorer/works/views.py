@@ -11,7 +11,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from catalogue import bibtex
-from catalogue.models import Assignment, Author, Category, Citation, Provenance, Work
+from catalogue.models import Assignment, Author, Authorship, Category, Citation, Provenance, Work
 from explorer.middleware import cached_for_anonymous
 from explorer.pagination import counted_paginator, page_size_message
 from explorer.works import plots
@@ -160,9 +160,14 @@ def category_list(request):
 
 @cached_for_anonymous
 def author_detail(request, pk: int):
-    author = get_object_or_404(Author, pk=pk)
-    works = Work.objects.for_list().filter(authorships__author=author)
-    return render(request, "works/author_detail.html", {"author": author, "works": works})
+    author = get_object_or_404(Author.objects.select_related("person"), pk=pk)
+    # The person's works under every spelling (the identity table), each work once.
+    spellings = list(author.person.spellings.all()) if author.person else [author]
+    works = Work.objects.for_list().filter(
+        pk__in=Authorship.objects.filter(author__in=spellings).values("work")
+    )
+    context = {"author": author, "spellings": spellings, "works": works}
+    return render(request, "works/author_detail.html", context)
 
 
 @cached_for_anonymous

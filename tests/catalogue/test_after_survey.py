@@ -62,7 +62,7 @@ def test_it_keeps_the_survey_figures_under_the_survey_era(survey):
         .annotate(n=Count("pk"))
         .order_by()
     )
-    assert evidence == {"confirmed": 39, "partial": 32, "topic-inferred": 260}
+    assert evidence == {"confirmed": 39, "partial": 33, "topic-inferred": 260}
     assert Citation.objects.filter(provenance="survey-reference-list").count() == 269
 
 

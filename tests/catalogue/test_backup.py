@@ -5,7 +5,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from catalogue.models import Author, Category, Technique, Work
+from catalogue.models import Author, Category, Person, Technique, Work
 
 
 def dump() -> str:
@@ -17,6 +17,7 @@ def dump() -> str:
 def empty_the_catalogue() -> None:
     Work.objects.all().delete()  # with authorships, assignments and citations
     Author.objects.all().delete()
+    Person.objects.all().delete()  # the identity table
     Technique.objects.all().delete()  # with cost models
     while Category.objects.exists():  # leaves first: parents are protected
         Category.objects.filter(children__isnull=True).delete()

@@ -120,7 +120,9 @@ def test_it_lists_the_techniques_by_level_with_cost_models_works_and_demos(clien
     assert '<a href="/demos/fc-gemm/">run the demo</a>' in page
     assert '<a href="/works/lavin2016fast/">' in page
     assert "<code>2*log2(P)*(L + gamma*m*G)</code>" in page
-    assert 'class="status status-partial" title="Transcribed by S2 as' in page  # Winograd work
+    assert 'class="status status-doubtful" title="Doubtful: as transcribed by S2' in page
+    # A derived formula shows its derivation on the page, not only in a tooltip.
+    assert '<small class="status-note">Derived here; the survey gives no formula' in page
     assert '<span class="flag">not confirmed</span>' in page
 
 

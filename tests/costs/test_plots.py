@@ -1,6 +1,7 @@
 """The /costs/ plots as pure functions: the fixtures' cost models read straight from the JSON
 files (no database), layer presets, parameter checks, crossovers and every figure."""
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -237,6 +238,16 @@ def test_it_marks_where_tree_and_ring_allreduce_cross_as_the_message_grows():
     assert len(marks["x"]) == len(result["data"]["crossovers"]) >= 3
 
 
+def test_it_draws_a_doubtful_formula_but_marks_no_crossing_on_it():
+    tree = formula_labelled("Tree allreduce: time")
+    formulas = [dataclasses.replace(f, status="doubtful") if f is tree else f for f in FORMULAS]
+    result = build_plot("allreduce-m", formulas, query(P=8, L=1e-6, G=1e-10, gamma=4))
+    assert "Tree allreduce: time" in [curve["label"] for curve in result["data"]["curves"]]
+    assert "Tree allreduce: time" in result["unconfirmed"]
+    crossed = {name for c in result["data"]["crossovers"] for name in (c["a"], c["b"])}
+    assert crossed and "Tree allreduce: time" not in crossed
+
+
 # Figures ---------------------------------------------------------------------------------------
 
 
@@ -270,7 +281,7 @@ def test_it_shows_the_doubt_on_the_winograd_work_formula():
     result = build_plot("wd-plane", FORMULAS, query(preset="resnet50-conv2-3x3"))
     winograd = next(p for p in result["data"]["points"] if p["key"] == "conv-winograd")
     assert winograd["doubtful"] == ["Winograd convolution (Table 6): work"]
-    assert winograd["work_formula"]["status"] == "partial"
+    assert winograd["work_formula"]["status"] == "doubtful"
     doubt = next(t for t in result["figure"]["data"] if t["name"].startswith("doubtful formula"))
     assert doubt["x"] == [winograd["work"]]
     assert doubt["text"] == ["Winograd (T6): work formula doubtful"]

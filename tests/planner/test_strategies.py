@@ -1,6 +1,7 @@
 """The strategies: agreement with the demos that simulate the same quantity, bounds, fitting,
 ranking and the sweep. Pure: no database."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -150,6 +151,16 @@ def test_it_ranks_the_fitting_strategies_by_step_time_and_flags_unconfirmed_form
     assert "Pipelined ring allreduce: time" in ring["unconfirmed"]
     tree = next(s for s in document["strategies"] if s["slug"] == "data-tree")
     assert "Tree allreduce: time" not in tree["unconfirmed"]  # confirmed in the catalogue
+
+
+def test_it_never_ranks_on_a_doubtful_or_derived_formula_silently():
+    formulas = dict(FORMULAS)
+    formulas["allreduce.tree"] = dataclasses.replace(FORMULAS["allreduce.tree"], status="doubtful")
+    document = planning.plan(parse({"network": "resnet-50"}, NETWORKS), formulas, False)
+    tree = next(s for s in document["strategies"] if s["slug"] == "data-tree")
+    assert "Tree allreduce: time" in tree["unconfirmed"]
+    ps = next(s for s in document["strategies"] if s["slug"] == "data-ps")
+    assert "Parameter server: communication time per step" in ps["unconfirmed"]  # derived here
 
 
 def test_it_needs_no_communication_on_one_node():

@@ -67,6 +67,7 @@ LAVIN_LIST_ITEM = {
             "extends": "",
             "evidence": "confirmed",
             "source_note": "test note",
+            "alternatives": "",
         }
     ],
     "api_url": "http://testserver/api/works/lavin2016fast/",
@@ -138,18 +139,22 @@ def test_it_gives_the_category_tree_with_subtree_counts(client, small_catalogue)
             "name": "Concurrency in operators",
             "section": "5",
             "status": "confirmed",
+            "status_label": "confirmed",
             "extends": "",
             "description": "",
             "work_count": 1,
+            "alternative_count": 0,
             "children": [
                 {
                     "slug": "ops-conv",
                     "name": "Convolution",
                     "section": "5.3",
                     "status": "confirmed",
+                    "status_label": "confirmed",
                     "extends": "",
                     "description": "",
                     "work_count": 1,
+                    "alternative_count": 0,
                     "children": [],
                 }
             ],
@@ -159,9 +164,11 @@ def test_it_gives_the_category_tree_with_subtree_counts(client, small_catalogue)
             "name": "Concurrency in training",
             "section": "7",
             "status": "confirmed",
+            "status_label": "confirmed",
             "extends": "",
             "description": "",
             "work_count": 1,
+            "alternative_count": 0,
             "children": [],
         },
     ]

@@ -48,6 +48,7 @@ def test_it_gives_each_later_work_its_era_and_source_url_in_the_api(client, surv
             "evidence": "curated-after-survey",
             "source_note": "Extends pipelining (6.3) with micro-batch pipelining and "
             "re-materialization across accelerators.",
+            "alternatives": "",
         }
     ]
     survey_work = client.get("/api/works/dean2012large/").json()

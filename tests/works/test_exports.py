@@ -18,9 +18,14 @@ from citeproc import (
     formatter,
 )
 from citeproc.source.json import CiteProcJSON
+from pybtex.database import parse_string as pybtex_parse
+from pybtex.plugin import find_plugin
+from pybtex.style.template import FieldIsMissing
 
 from catalogue import bibtex
+from catalogue.latex import VERBATIM_FIELDS, escape_specials, specials_outside_math
 from catalogue.models import Work
+from tests.helpers import make_work
 
 # csl-data.json from the citation-style-language/schema repository (MIT), vendored beside it.
 CSL_SCHEMA = json.loads((Path(__file__).parent / "csl" / "csl-data.json").read_text())
@@ -144,6 +149,60 @@ def test_bibtex_round_trips_every_work(client, survey):
         work.key: bibtex.record_from_work(work).comparable() for work in Work.objects.for_list()
     }
     assert exported == stored
+
+
+def typeset_problems(text: str) -> tuple[list[str], int]:
+    """What would stop a LaTeX + BibTeX build of `text`: pybtex parses it (syntax, braces, names)
+    and formats every entry in a standard style; BibTeX copies field text into the .bbl as it is,
+    so any TeX special outside math there stops LaTeX. Returns (problems, entries formatted)."""
+    data = pybtex_parse(text, "bibtex")
+    problems = []
+    for key, entry in data.entries.items():
+        for name, value in entry.fields.items():
+            if name.lower() not in VERBATIM_FIELDS and specials_outside_math(value):
+                problems.append(f"{key}.{name}: {specials_outside_math(value)} in {value!r}")
+        for person in (p for persons in entry.persons.values() for p in persons):
+            if specials_outside_math(str(person)):
+                problems.append(f"{key}: author {person}")
+    style, formatted = find_plugin("pybtex.style.formatting", "unsrt")(), 0
+    for key in data.entries:
+        try:  # BibTeX warns about a missing required field (an unknown school) and goes on
+            list(style.format_entries([data.entries[key]]))
+            formatted += 1
+        except FieldIsMissing:
+            pass
+    return problems, formatted
+
+
+@pytest.mark.django_db
+def test_the_whole_bibtex_export_compiles(client, survey):
+    text = export(client, "bibtex", era="all")
+    problems, formatted = typeset_problems(text)
+    assert problems == []
+    assert formatted >= Work.objects.count() - 5
+    # The audit's five: "^" in [178]'s title, "&" in three IPDPS booktitles and in [182].
+    assert "convergence rate $O(1/k^2)$" in text
+    assert text.count("Parallel \\& Distributed Processing Symposium") == 3
+    assert "Hogwild for CPU \\& GPU" in text
+
+
+def test_it_finds_the_tex_specials_outside_math_and_escapes_them_once():
+    assert specials_outside_math("Parallel & Distributed") == ["&"]
+    assert specials_outside_math("rate O(1/k^2)") == ["^"]
+    assert specials_outside_math("rate $O(1/k^2)$ at 50\\% and \\&") == []
+    assert escape_specials("CPU & GPU, O(1/k^2)") == "CPU \\& GPU, O(1/k\\^{}2)"
+    assert escape_specials(escape_specials("a_b #1 50%")) == "a\\_b \\#1 50\\%"
+
+
+@pytest.mark.django_db
+def test_a_curators_special_characters_are_escaped_and_the_round_trip_stays_exact(client):
+    make_work("noel2014dogwild", title="Dogwild! for CPU & GPU", booktitle="A & B")
+    first = export(client, "bibtex")
+    assert typeset_problems(first)[0] == []
+    assert "CPU \\& GPU" in first
+    (record,) = bibtex.parse_bibtex(first).records
+    again = bibtex.write_bibtex([record])
+    assert again == first
 
 
 @pytest.mark.django_db

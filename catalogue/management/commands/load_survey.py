@@ -34,6 +34,7 @@ from catalogue.models import (
     Citation,
     CostModel,
     CuratorDeletion,
+    Person,
     Technique,
     Work,
     WorkSearchText,
@@ -227,6 +228,8 @@ def load_all(fixtures: Path, kept: list[str] | None = None) -> None:
         load_seminal(fixtures / "seminal.json", works, kept)
     if (fixtures / "after_survey.bib").exists():
         load_after_survey(fixtures, works, kept)
+    if (fixtures / "identities.json").exists():
+        load_identities(fixtures / "identities.json")
     # Bulk writes send no signals: the search text of the works, anew.
     WorkSearchText.objects.refresh(Work.objects.values_list("pk", flat=True))
 
@@ -243,6 +246,17 @@ def load_after_survey(fixtures: Path, survey_works: dict[str, Work], kept: list[
         work = works[key]
         if merge_fixture(work, {"field_sources": sources}, kept):
             work.save(update_fields=["field_sources"])
+
+
+def load_identities(path: Path) -> None:
+    """Link the spellings the identity table names to their person; mark those left apart."""
+    table = json.loads(path.read_text(encoding="utf-8"))
+    for entry in table["people"]:
+        person, _ = Person.objects.get_or_create(name=entry["name"])
+        Author.objects.filter(name__in=entry["spellings"]).update(person=person, identity_note="")
+    for group in table["left_apart"]:
+        note = f"left apart from {' / '.join(group['spellings'])}: {group['reason']}"
+        Author.objects.filter(name__in=group["spellings"]).update(person=None, identity_note=note)
 
 
 def load_works(path: Path, kept: list[str]) -> dict[str, Work]:
@@ -337,7 +351,11 @@ def load_assignments(path: Path, works: dict[str, Work], kept: list[str]) -> Non
     new, changed = [], []
     for row in read_csv(path):
         work, category = works[row["key"]], categories[row["category"]]
-        values = {"evidence": row["evidence"], "source_note": row["source_note"]}
+        values = {
+            "evidence": row["evidence"],
+            "source_note": row["source_note"],
+            "alternatives": row.get("alternatives", ""),
+        }
         assignment = existing.get((work.pk, category.pk))
         if assignment is None and f"{work.key} {category.code}" in deleted:
             kept.append(f"left out the assignment of {work.key} to {category.code}: {DELETED}")
@@ -346,7 +364,7 @@ def load_assignments(path: Path, works: dict[str, Work], kept: list[str]) -> Non
         elif merge_fixture(assignment, values, kept):
             changed.append(assignment)
     Assignment.objects.bulk_create(new)
-    Assignment.objects.bulk_update(changed, ["evidence", "source_note"])
+    Assignment.objects.bulk_update(changed, ["evidence", "source_note", "alternatives"])
 
 
 def load_citations(path: Path, works: dict[str, Work], kept: list[str]) -> None:

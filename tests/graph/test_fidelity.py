@@ -1,0 +1,37 @@
+"""Issue 20: the data-quality page lists the statuses with their counts and the identity table."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_lists_the_statuses_with_their_counts_and_the_identities(client, survey):
+    document = client.get("/api/data-quality/").json()
+    costs = {row["status"]: row["count"] for row in document["cost_model_statuses"]}
+    assert costs == {
+        "confirmed": 18,
+        "partial": 2,
+        "recalled": 19,
+        "standard": 1,
+        "derived": 7,
+        "doubtful": 2,
+    }
+    categories = {row["status"]: row["count"] for row in document["category_statuses"]}
+    assert categories == {
+        "confirmed": 26,
+        "recalled": 10,
+        "unconfirmed": 7,
+        "grouping": 15,
+        "after-survey": 5,
+    }
+    identities = document["identities"]
+    assert (len(identities["people"]), identities["spellings_linked"]) == (13, 27)
+    assert (len(identities["left_apart"]), identities["spellings_left_apart"]) == (4, 8)
+    people = {person["name"]: person["spellings"] for person in identities["people"]}
+    assert people["Q. V. Le"] == ["Q. Le", "Q. V Le", "Q. V. Le"]
+    assert people["C. Ré"] == ["C. Re", "C. Ré"]
+    page = client.get("/data-quality/").content.decode()
+    assert '<span class="status status-derived">derived here</span></td><td>7</td>' in page
+    assert '<span class="status status-grouping">grouping added here</span></td><td>15</td>' in page
+    assert "27 spellings are linked to 13 people" in page
+    assert "X. Chen / X. W. Chen" in page
