@@ -29,7 +29,11 @@ def hub_document(hub: Hub, absolute) -> dict[str, Any]:
             for p in hub.points
         ],
         "demos": [
-            {"slug": d.slug, "title": d.title, "html_url": absolute(link("demos:demo-detail", d.slug))}
+            {
+                "slug": d.slug,
+                "title": d.title,
+                "html_url": absolute(link("demos:demo-detail", d.slug)),
+            }
             for d in hub.demos
         ],
         "works": {era: _works(hub, era, absolute) for era in hub.works},

@@ -126,9 +126,7 @@ def _works(codes: list[str]) -> tuple[dict[str, list[Work]], dict[str, int]]:
         counts[era] = len(shown) if len(shown) <= WORKS_SHOWN else selected.count()
         works[era] = shown[:WORKS_SHOWN]
         for work in works[era]:
-            work.hub_assignments = [
-                a for a in work.assignments.all() if a.category.code in subtree
-            ]
+            work.hub_assignments = [a for a in work.assignments.all() if a.category.code in subtree]
     return works, counts
 
 

@@ -66,7 +66,7 @@ def wd_svg(points: list[WDPoint]) -> str:
     )
     return (
         f'<svg class="wd-plot" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-        'aria-label="Work against depth of this section\'s techniques, log scales; '
+        "aria-label=\"Work against depth of this section's techniques, log scales; "
         'the table lists the same points">'
         f'<g class="axes">{axes}</g><g class="points">{"".join(marks)}</g></svg>'
     )

@@ -6,9 +6,9 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from catalogue.bibtex import display_text
+from catalogue.constants import ENTRY_TYPE_WORDS
 from catalogue.costs import FormulaError
 from catalogue.mathml import formula_mathml
-from catalogue.constants import ENTRY_TYPE_WORDS
 
 register = template.Library()
 
