@@ -45,8 +45,9 @@ def wd_svg(points: list[WDPoint]) -> str:
         return ""
     xs = [math.log10(p.work) for p in points]
     ys = [math.log10(p.depth) for p in points]
-    x_scale = _scale(min(xs), max(xs), MARGIN, WIDTH - 12)
-    y_scale = _scale(min(ys), max(ys), HEIGHT - MARGIN, 12)
+    x_range, y_range = _padded(xs), _padded(ys)
+    x_scale = _scale(*x_range, MARGIN, WIDTH - 12)
+    y_scale = _scale(*y_range, HEIGHT - MARGIN, 12)
     marks = []
     for point, x, y in zip(points, xs, ys, strict=True):
         cls = "confirmed" if point.trusted else "unconfirmed"
@@ -58,11 +59,18 @@ def wd_svg(points: list[WDPoint]) -> str:
     axes = (
         f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{WIDTH - 8}" y2="{HEIGHT - MARGIN}"/>'
         f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{MARGIN}" y2="8"/>'
-        f'<text x="{WIDTH / 2}" y="{HEIGHT - 10}" text-anchor="middle">log₁₀ work W</text>'
-        f'<text x="14" y="{HEIGHT / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {HEIGHT / 2})">log₁₀ depth D</text>'
-        + _ticks(min(xs), max(xs), x_scale, horizontal=True)
-        + _ticks(min(ys), max(ys), y_scale, horizontal=False)
+        f'<text x="{WIDTH / 2}" y="{HEIGHT - 8}" text-anchor="middle">work W (log scale)</text>'
+        f'<text x="12" y="{HEIGHT / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 12 {HEIGHT / 2})">depth D (log scale)</text>'
+        + "".join(
+            f'<text x="{x_scale(t):.1f}" y="{HEIGHT - MARGIN + 16}" text-anchor="middle">'
+            f"{_power(t)}</text>"
+            for t in _ticks(*x_range)
+        )
+        + "".join(
+            f'<text x="{MARGIN - 6}" y="{y_scale(t) + 4:.1f}" text-anchor="end">{_power(t)}</text>'
+            for t in _ticks(*y_range)
+        )
     )
     return (
         f'<svg class="wd-plot" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
@@ -72,24 +80,38 @@ def wd_svg(points: list[WDPoint]) -> str:
     )
 
 
+def _padded(values: list[float]) -> tuple[float, float]:
+    """The values' range in decades, widened to at least one decade and a margin each side."""
+    low, high = min(values), max(values)
+    margin = max(0.15 * (high - low), (1 - (high - low)) / 2, 0.1)
+    return low - margin, high + margin
+
+
 def _scale(low: float, high: float, start: float, stop: float):
-    if high - low < 1e-9:  # one value: put it mid-axis
-        low, high = low - 1, high + 1
     return lambda value: start + (value - low) / (high - low) * (stop - start)
 
 
-def _ticks(low: float, high: float, scale, horizontal: bool) -> str:
-    if high - low < 1e-9:
-        low, high = low - 1, high + 1
-    ticks = range(math.ceil(low), math.floor(high) + 1)
-    step = max(1, len(ticks) // 5)  # at most about five labels per axis
-    marks = []
-    for tick in list(ticks)[::step]:
-        at = scale(tick)
-        if horizontal:
-            marks.append(
-                f'<text x="{at:.1f}" y="{HEIGHT - MARGIN + 16}" text-anchor="middle">{tick}</text>'
-            )
-        else:
-            marks.append(f'<text x="{MARGIN - 6}" y="{at + 4:.1f}" text-anchor="end">{tick}</text>')
-    return "".join(marks)
+def _ticks(low: float, high: float) -> list[float]:
+    """Log positions of 1, 2 and 5 times the powers of ten in range; powers only when many."""
+    candidates = [
+        k + math.log10(m) for k in range(math.floor(low), math.ceil(high) + 1) for m in (1, 2, 5)
+    ]
+    ticks = [t for t in candidates if low <= t <= high]
+    if len(ticks) > 6:
+        ticks = [t for t in ticks if abs(t - round(t)) < 1e-9]
+    step = max(1, math.ceil(len(ticks) / 6))
+    return ticks[::step]
+
+
+SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _power(position: float) -> str:
+    """A tick's value: 10⁹, 2·10⁹, 5; plain below a thousand."""
+    value = 10**position
+    if value < 1000:
+        return f"{value:.3g}"
+    exponent = math.floor(position + 1e-9)
+    mantissa = round(value / 10**exponent)
+    power = f"10{str(exponent).translate(SUPERSCRIPTS)}"
+    return power if mantissa == 1 else f"{mantissa}·{power}"
