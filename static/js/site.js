@@ -28,6 +28,19 @@
     });
   }
 
+  // "Filters" above the results leads to the folded panel below them, and opens it.
+  document.addEventListener("click", function (event) {
+    var jump = event.target.closest && event.target.closest(".filters-jump");
+    if (!jump) return;
+    var panel = document.getElementById("filters-panel");
+    if (!panel) return;
+    event.preventDefault();
+    panel.open = true;
+    panel.scrollIntoView();
+    var first = panel.querySelector("input, select");
+    if (first) first.focus();
+  });
+
   // A table wider than its box scrolls; a region that scrolls must take the keyboard's focus.
   function focusableWhenScrolling() {
     document.querySelectorAll(".table-scroll, table.numbers, pre").forEach(function (box) {
