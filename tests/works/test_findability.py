@@ -154,6 +154,8 @@ def test_it_lists_every_endpoint_at_the_api_root(client, db):
             "/api/demos/",
             "/api/demos/{slug}/",
             "/api/demos/{slug}/run/",
+            "/api/demos/{slug}/runs/",
+            "/api/demos/runs/{pk}/",
             "/api/suggest/",
             "/api/export/",
             "/api/works/",
