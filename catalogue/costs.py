@@ -139,6 +139,16 @@ def parse(text: str, variables: Iterable[str]) -> Formula:
     return Formula(text=text, variables=_used_variables(tree), tree=tree)
 
 
+def parse_for_display(text: str) -> Formula:
+    """Check `text` against the language, taking every name it uses as declared: a stored
+    formula's variables were checked when it was saved, and a printer needs only its tree."""
+    tree = _syntax_tree(_one_line(text))
+    _check_size(tree)
+    names = [name for name in sorted(_used_variables(tree)) if _is_variable_name(name)]
+    _check_node(tree, tuple(names))
+    return Formula(text=text, variables=_used_variables(tree), tree=tree)
+
+
 def validate(text: str, variables: Iterable[str]) -> None:
     """Raise FormulaError, with a message for the curator, unless `text` is a valid formula."""
     parse(text, variables)

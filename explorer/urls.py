@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("explorer.graph.urls")),
     path("", include("explorer.costs.urls")),
     path("", include("explorer.demos.urls")),
+    path("", include("explorer.hubs.urls")),
     path("", include("explorer.works.urls")),
     path("", include("explorer.planner.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

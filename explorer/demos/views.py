@@ -109,7 +109,9 @@ def detail_page(
         "error": error,
         "existing": existing,
         "recent": DemoRun.objects.recent(demo.slug, RECENT_RUNS),
-        "techniques": Technique.objects.filter(slug__in=demo.techniques).order_by("order"),
+        "techniques": Technique.objects.filter(slug__in=demo.techniques)
+        .select_related("category")
+        .order_by("order"),
         "works": Work.objects.filter(survey_ref__in=demo.works).order_by("survey_ref"),
     }
     return render(request, "demos/demo_detail.html", context, status=status)

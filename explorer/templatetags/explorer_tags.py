@@ -7,6 +7,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from catalogue.bibtex import display_text
 from catalogue.constants import ENTRY_TYPE_WORDS
+from catalogue.costs import FormulaError
+from catalogue.mathml import formula_mathml
 
 register = template.Library()
 
@@ -88,3 +90,17 @@ def reader_note(text: str) -> SafeString:
     html = SOURCE_KEY.sub(link, html)
     html = html.replace("the facts record", f'<a href="{sources}#facts">the facts record</a>')
     return mark_safe(html)  # noqa: S308 - escaped above; only our own links added
+
+
+@register.filter
+def formula(text: str) -> SafeString:
+    """A cost formula typeset as mathematics (one printer: catalogue/mathml.py), with its text
+    beside it to copy; a formula outside the language is shown as text only."""
+    plain = escape(text or "")
+    try:
+        math = formula_mathml(text)
+    except FormulaError:
+        return mark_safe(f'<code class="formula-text">{plain}</code>')  # noqa: S308 - escaped
+    return mark_safe(  # noqa: S308 - the printer escapes every name and number
+        f'<span class="formula">{math}<code class="formula-text">{plain}</code></span>'
+    )

@@ -33,7 +33,7 @@ def test_it_draws_the_four_plots_with_their_formulas_and_warnings(client, survey
     assert "doubtful formula: Winograd convolution (Table 6): work" in page
     assert page.count('<span class="flag">not confirmed</span>') >= 10
     assert "<strong>Not confirmed:</strong> Activation, input gradient: work;" in page
-    assert "<code>2*log2(P)*(L + gamma*m*G)</code>" in page
+    assert '<code class="formula-text">2*log2(P)*(L + gamma*m*G)</code>' in page
     assert "krizhevsky2012imagenet" in page  # the preset's source
 
 
@@ -119,7 +119,7 @@ def test_it_lists_the_techniques_by_level_with_cost_models_works_and_demos(clien
     page = response.content.decode()
     assert '<a href="/demos/fc-gemm/">run the demo</a>' in page
     assert '<a href="/works/lavin2016fast/">' in page
-    assert "<code>2*log2(P)*(L + gamma*m*G)</code>" in page
+    assert '<code class="formula-text">2*log2(P)*(L + gamma*m*G)</code>' in page
     assert 'class="status status-doubtful" title="Doubtful: as transcribed by S2' in page
     # A derived formula shows its derivation on the page, not only in a tooltip.
     assert '<small class="status-note">Derived here; the survey gives no formula' in page

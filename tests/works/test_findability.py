@@ -161,6 +161,7 @@ def test_it_lists_every_endpoint_at_the_api_root(client, db):
             "/api/works/",
             "/api/works/{key}/",
             "/api/categories/",
+            "/api/categories/{slug}/",
             "/api/authors/",
             "/api/authors/{pk}/",
             "/api/citations/",

@@ -1,0 +1,40 @@
+"""/api/categories/<slug>/: a hub's JSON twin (the page takes no parameters, nor does this)."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from explorer.hubs.documents import hub_document
+from explorer.hubs.hub import load_hub
+from explorer.middleware import cached_for_anonymous
+
+
+@cached_for_anonymous
+class HubView(APIView):
+    permission_classes = [AllowAny]
+    renderer_classes = [JSONRenderer]
+    http_method_names = ["get", "head", "options"]
+
+    @extend_schema(
+        summary="One taxonomy node's hub: its place in the tree, techniques, works, citations",
+        description=(
+            "What the hub page /categories/<slug>/ shows: breadcrumbs, siblings and children; "
+            "the techniques filed under the node or below with their cost models (formula text, "
+            "MathML and status); W-D points at the formulas' defaults; demos; the works in the "
+            "survey and after it with their evidence (the first 60 of each, and the count); the "
+            "node's neighbourhood in the citation graph; links to the other pages."
+        ),
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def get(self, request, slug: str):
+        unknown = sorted(set(request.query_params) - {"format"})
+        if unknown:
+            raise ValidationError({name: "unknown parameter (none allowed)" for name in unknown})
+        hub = load_hub(slug)  # an unknown slug: Http404, answered in the error shape
+        return Response(hub_document(hub, request.build_absolute_uri))

@@ -1,0 +1,55 @@
+// Every page: the phone menu, filter panels closed on small screens, wide tables reachable by
+// keyboard. Progressive: without JavaScript the menu is shown open and panels keep their state.
+(function () {
+  "use strict";
+  var narrow = window.matchMedia("(max-width: 800px)");
+
+  var button = document.querySelector(".menu-button");
+  var nav = document.getElementById("site-nav");
+  if (button && nav) {
+    button.addEventListener("click", function () {
+      var open = button.getAttribute("aria-expanded") !== "true";
+      button.setAttribute("aria-expanded", String(open));
+      document.body.classList.toggle("menu-open", open);
+      if (open) { var first = nav.querySelector("a"); if (first) first.focus(); }
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && button.getAttribute("aria-expanded") === "true") {
+        button.click();
+        button.focus();
+      }
+    });
+  }
+
+  // On a phone the results come first and the filters wait, folded, below them.
+  if (narrow.matches) {
+    document.querySelectorAll("details[data-fold-on-phone]").forEach(function (details) {
+      details.open = false;
+    });
+  }
+
+  // "Filters" above the results leads to the folded panel below them, and opens it.
+  document.addEventListener("click", function (event) {
+    var jump = event.target.closest && event.target.closest(".filters-jump");
+    if (!jump) return;
+    var panel = document.getElementById("filters-panel");
+    if (!panel) return;
+    event.preventDefault();
+    panel.open = true;
+    panel.scrollIntoView();
+    var first = panel.querySelector("input, select");
+    if (first) first.focus();
+  });
+
+  // A table wider than its box scrolls; a region that scrolls must take the keyboard's focus.
+  function focusableWhenScrolling() {
+    document.querySelectorAll(".table-scroll, table.numbers, table.replay, pre").forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth + 1) {
+        if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+      }
+    });
+  }
+  focusableWhenScrolling();
+  window.addEventListener("resize", focusableWhenScrolling);
+  document.addEventListener("htmx:afterSwap", focusableWhenScrolling);
+})();
