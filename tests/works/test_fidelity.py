@@ -11,7 +11,10 @@ pytestmark = pytest.mark.django_db
 def test_it_shows_a_reference_with_alternative_sections_as_one_placement(client, survey):
     page = client.get("/works/balle2017endtoend/").content.decode()
     assert page.count("One of several possible sections (1 or 8 (application example)):") == 1
-    assert "§1 Introduction <em>or</em> §8 Concluding remarks" in page
+    assert (  # each alternative leads to its section's hub
+        '<a href="/categories/bg-intro/">§1 Introduction</a> <em>or</em> '
+        '<a href="/categories/bg-conclusions/">§8 Concluding remarks</a>'
+    ) in page
     document = client.get("/api/works/balle2017endtoend/").json()
     assert {c["alternatives"] for c in document["categories"]} == {"1 or 8 (application example)"}
 
@@ -110,3 +113,15 @@ def test_it_leaves_ambiguous_spellings_apart_and_says_why(client, survey):
     assert "an initial does not tell people apart" in chen.identity_note
     page = client.get(f"/authors/{chen.pk}/").content.decode()
     assert "Not linked to similar spellings" in page
+
+
+def test_the_home_page_says_which_level_counts_include_alternatives(client, survey):
+    levels = {node["slug"]: node for node in client.get("/api/categories/").json()}
+    with_alternatives = [node for node in levels.values() if node["alternative_count"]]
+    assert with_alternatives
+    page = client.get("/").content.decode()
+    for node in with_alternatives:
+        assert (
+            f'<strong>{node["work_count"]}</strong> works <small class="alternatives">(including '
+            f"{node['alternative_count']} placed at one of several possible sections)</small>"
+        ) in page
