@@ -125,12 +125,28 @@ def has_demo() -> Q:
     return Q(Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug="")))
 
 
+# What a row of a works page (templates/works/_work_row.html) reads of a work.
+ROW_FIELDS = ("key", "title", "year", "venue", "survey_ref", "era", "authors_truncated")
+
+
 class WorkQuerySet(models.QuerySet):
     def for_list(self) -> WorkQuerySet:
         """Works with what a list row shows, in a constant number of queries."""
         return self.prefetch_related(
             Prefetch("authorships", queryset=Authorship.objects.select_related("author")),
             Prefetch("assignments", queryset=Assignment.objects.select_related("category")),
+        )
+
+    def for_rows(self) -> WorkQuerySet:
+        """Works with only what a row of a works page shows (title, authors, year, venue), in
+        two queries: no categories, and none of the long or JSON columns a row does not show."""
+        return self.only(*ROW_FIELDS).prefetch_related(
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.select_related("author").only(
+                    "work", "position", "author__name"
+                ),
+            )
         )
 
     def references(self) -> WorkQuerySet:

@@ -20,7 +20,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -40,6 +39,7 @@ from explorer.graph.documents import (
 )
 from explorer.graph.query import GraphForm, SnowballForm, WorkFilter, parse_query
 from explorer.middleware import cached_for_anonymous
+from explorer.renderers import FastJSONRenderer
 
 GRAPH_FORMATS = {
     "json": "application/json",
@@ -61,7 +61,7 @@ class QueryFormatIgnored(DefaultContentNegotiation):
 @cached_for_anonymous
 class ReadOnlyGraphView(APIView):
     permission_classes = [AllowAny]
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [FastJSONRenderer]
     content_negotiation_class = QueryFormatIgnored
     http_method_names = ["get", "head", "options"]
 
