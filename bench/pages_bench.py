@@ -150,6 +150,9 @@ def profile(client, url: str, repeat: int = 10) -> None:
         for _ in range(repeat):
             client.get(url, HTTP_ACCEPT=accept)
     print(profiler.output_text(unicode=False, color=False, show_all=False))
+    if os.environ.get("PROFILE_FLAT"):
+        flat = profiler.output_text(unicode=False, color=False, flat=True, time="percent_of_total")
+        print("\n".join(flat.splitlines()[:40]))
 
 
 def run_one(db: Path, args) -> None:

@@ -230,9 +230,10 @@ class WorkFilter(django_filters.FilterSet):
 
     @property
     def qs(self) -> QuerySet:
-        queryset = super().qs.in_era(self.selected_era)
         cleaned = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
         searching = bool(cleaned.get("q", "").strip())
+        # A search is led by the search index, not by the era's (catalogue/models.py, in_era).
+        queryset = super().qs.in_era(self.selected_era, indexed=not searching)
         ordering = cleaned.get("ordering") or ("relevance" if searching else "ref")
         if ordering == "relevance" and not searching:
             ordering = "ref"  # nothing to rank by
