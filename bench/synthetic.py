@@ -261,7 +261,8 @@ def measure_profile(conn: sqlite3.Connection) -> Profile:
     evidence = conn.execute(
         # Synthetic works are of the survey's era (years to 2018): its works' evidence mix.
         "select evidence, count(*) from catalogue_assignment "
-        "where work_id in (select id from catalogue_work where era = 'survey') group by 1 order by 1"
+        "where work_id in (select id from catalogue_work where era = 'survey') "
+        "group by 1 order by 1"
     ).fetchall()
     provenance = conn.execute(
         "select provenance, count(*) from catalogue_citation "
