@@ -457,15 +457,13 @@ class Work(Curated):
     # indexes (a sliced prefetch would number every edge with a window function first).
     @cached_property
     def cites_shown(self) -> list[Citation]:
-        return list(
-            Citation.objects.filter(citing=self).select_related("cited")[: settings.CITATIONS_SHOWN]
-        )
+        edges = Citation.objects.filter(citing=self).select_related("cited")
+        return list(edges.defer(*_unshown_edge_fields("cited"))[: settings.CITATIONS_SHOWN])
 
     @cached_property
     def cited_by_shown(self) -> list[Citation]:
-        return list(
-            Citation.objects.filter(cited=self).select_related("citing")[: settings.CITATIONS_SHOWN]
-        )
+        edges = Citation.objects.filter(cited=self).select_related("citing")
+        return list(edges.defer(*_unshown_edge_fields("citing"))[: settings.CITATIONS_SHOWN])
 
     @cached_property
     def citation_totals(self) -> tuple[int, int]:
@@ -487,6 +485,13 @@ class Work(Curated):
         names = self.author_names
         line = ", ".join(names)
         return f"{line} et al." if self.authors_truncated else line
+
+
+def _unshown_edge_fields(side: str) -> list[str]:
+    """What a list of citations never shows of the works at their other end: the long texts and
+    the JSON columns (decoding them for a few hundred edges was most of a work page's time)."""
+    heavy = ("abstract", "note", "extra_fields", "field_sources", "curated_fields")
+    return ["curated_fields", *(f"{side}__{name}" for name in heavy)]
 
 
 class Authorship(models.Model):

@@ -69,10 +69,15 @@ def era_parameter(params) -> str:
 def category_tree(era: str) -> list:
     """The taxonomy with distinct work counts of one era. The categories added after the survey
     are left out of the survey's own tree (they are ours, and hold none of its works)."""
-    categories = Category.objects.all()
-    if era == Era.SURVEY:
-        categories = categories.filter(extends="")
-    return categories.tree_with_counts(Work.objects.in_era(era))
+
+    def tree() -> list:
+        categories = Category.objects.all()
+        if era == Era.SURVEY:
+            categories = categories.filter(extends="")
+        return categories.tree_with_counts(Work.objects.in_era(era))
+
+    # The same for every request: once per catalogue version (a pass over every assignment).
+    return per_version(f"category-tree:{era}", tree)
 
 
 def user_error(message: str, value: str, **params: str) -> forms.ValidationError:

@@ -196,6 +196,11 @@ def author_detail(request, pk: int):
 def numbers(request):
     """The survey's counts, reproduced where the data has them, and said unknown where not; then
     the works after the survey, counted apart (never added to the survey's figures)."""
+    return render(request, "works/numbers.html", per_version("numbers", numbers_context))
+
+
+def numbers_context() -> dict:
+    """Nothing on /numbers/ depends on the request: counted once per catalogue version."""
     in_survey = Work.objects.in_survey()
     levels = Category.objects.level_counts_by_era()
     names = {level.code: level.name for level in levels}
@@ -206,7 +211,7 @@ def numbers(request):
         later.per_year_and_level(), names, title="Works after the survey per year, by level"
     )
     survey_edges = Citation.objects.filter(citing__era="survey", cited__era="survey")
-    context = {
+    return {
         "levels": levels,
         "work_count": in_survey.count(),
         "reference_count": in_survey.references().count(),
@@ -214,18 +219,19 @@ def numbers(request):
         "later_edges": Citation.objects.touching_after_survey().count(),
         "surveyed_claimed": SURVEYED_WORKS_CLAIMED,
         "years": list(years),
-        "evidence": Assignment.objects.values_list("evidence")
-        .annotate(n=Count("work", distinct=True))
-        .order_by("evidence"),
-        "provenance": survey_edges.values_list("provenance")
-        .annotate(n=Count("pk"))
-        .order_by("provenance"),
+        "evidence": list(
+            Assignment.objects.values_list("evidence")
+            .annotate(n=Count("work", distinct=True))
+            .order_by("evidence")
+        ),
+        "provenance": list(
+            survey_edges.values_list("provenance").annotate(n=Count("pk")).order_by("provenance")
+        ),
         "provenance_labels": dict(Provenance.choices),
         "timeline": figure,
         "later_timeline": later_figure,
         "later_years": list(later.values_list("year").annotate(n=Count("pk")).order_by("year")),
     }
-    return render(request, "works/numbers.html", context)
 
 
 @cached_for_anonymous
