@@ -128,15 +128,22 @@ class CitationGraphView(ReadOnlyGraphView):
             if error.keys[0] not in catalogue.graph:  # names no work: as ?citing= on citations
                 raise NotFound(message) from error
             raise ValidationError([message]) from error
-        graph = export_graph(selection, query.provenances())
-        if fmt == "json":
-            return Response(nx.node_link_data(graph, edges="edges"))
-        if fmt == "csv":
-            body = edges_csv(graph)
-        else:
+
+        def document() -> dict | str:
+            graph = export_graph(selection, query.provenances())
+            if fmt == "json":
+                return nx.node_link_data(graph, edges="edges")
+            if fmt == "csv":
+                return edges_csv(graph)
             flat = flat_graph(graph)
             lines = nx.generate_graphml(flat) if fmt == "graphml" else nx.generate_gexf(flat)
-            body = "\n".join(lines) + "\n"
+            return "\n".join(lines) + "\n"
+
+        # The whole graph (no filter): the same document until the catalogue changes.
+        filtered = set(request.query_params) - {"format"}
+        body = document() if filtered else catalogue.memo(f"api-graph:{fmt}", document)
+        if fmt == "json":
+            return Response(body)
         response = HttpResponse(body, content_type=GRAPH_FORMATS[fmt])
         response["Content-Disposition"] = f'attachment; filename="citation-graph.{fmt}"'
         return response
