@@ -125,10 +125,6 @@ def has_demo() -> Q:
     return Q(Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug="")))
 
 
-# What a row of a works page (templates/works/_work_row.html) reads of a work.
-ROW_FIELDS = ("key", "title", "year", "venue", "survey_ref", "era", "authors_truncated")
-
-
 class WorkQuerySet(models.QuerySet):
     def for_list(self) -> WorkQuerySet:
         """Works with what a list row shows, in a constant number of queries."""
@@ -138,15 +134,11 @@ class WorkQuerySet(models.QuerySet):
         )
 
     def for_rows(self) -> WorkQuerySet:
-        """Works with only what a row of a works page shows (title, authors, year, venue), in
-        two queries: no categories, and none of the long or JSON columns a row does not show."""
-        return self.only(*ROW_FIELDS).prefetch_related(
-            Prefetch(
-                "authorships",
-                queryset=Authorship.objects.select_related("author").only(
-                    "work", "position", "author__name"
-                ),
-            )
+        """Works with what a row of a works page shows (templates/works/_work_row.html: title,
+        authors, year, venue), in two queries: for_list() without the categories. (Deferring
+        the columns a row does not show measured no faster: deferred loading costs as much.)"""
+        return self.prefetch_related(
+            Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
         )
 
     def references(self) -> WorkQuerySet:
@@ -457,13 +449,15 @@ class Work(Curated):
     # indexes (a sliced prefetch would number every edge with a window function first).
     @cached_property
     def cites_shown(self) -> list[Citation]:
-        edges = Citation.objects.filter(citing=self).select_related("cited")
-        return list(edges.defer(*_unshown_edge_fields("cited"))[: settings.CITATIONS_SHOWN])
+        return list(
+            Citation.objects.filter(citing=self).select_related("cited")[: settings.CITATIONS_SHOWN]
+        )
 
     @cached_property
     def cited_by_shown(self) -> list[Citation]:
-        edges = Citation.objects.filter(cited=self).select_related("citing")
-        return list(edges.defer(*_unshown_edge_fields("citing"))[: settings.CITATIONS_SHOWN])
+        return list(
+            Citation.objects.filter(cited=self).select_related("citing")[: settings.CITATIONS_SHOWN]
+        )
 
     @cached_property
     def citation_totals(self) -> tuple[int, int]:
@@ -485,13 +479,6 @@ class Work(Curated):
         names = self.author_names
         line = ", ".join(names)
         return f"{line} et al." if self.authors_truncated else line
-
-
-def _unshown_edge_fields(side: str) -> list[str]:
-    """What a list of citations never shows of the works at their other end: the long texts and
-    the JSON columns (decoding them for a few hundred edges was most of a work page's time)."""
-    heavy = ("abstract", "note", "extra_fields", "field_sources", "curated_fields")
-    return ["curated_fields", *(f"{side}__{name}" for name in heavy)]
 
 
 class Authorship(models.Model):
