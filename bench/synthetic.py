@@ -251,14 +251,18 @@ def measure_profile(conn: sqlite3.Connection) -> Profile:
     leaves = sorted(pk for pk, _ in categories if pk not in children)
     weight = dict.fromkeys(leaves, 1.0)  # +1: every leaf gets a few works
     for category_id, n in conn.execute(
-        "select category_id, count(*) from catalogue_assignment group by category_id"
+        "select category_id, count(*) from catalogue_assignment "
+        "where work_id in (select id from catalogue_work where era = 'survey') group by category_id"
     ):
         # An assignment to an inner node is spread over the node's leaves.
         below = [leaf for leaf in leaves if category_id in _ancestors(leaf, parent_of)]
         for leaf in below:
             weight[leaf] += n / len(below)
     evidence = conn.execute(
-        "select evidence, count(*) from catalogue_assignment group by 1 order by 1"
+        # Synthetic works are of the survey's era (years to 2018): its works' evidence mix.
+        "select evidence, count(*) from catalogue_assignment "
+        "where work_id in (select id from catalogue_work where era = 'survey') "
+        "group by 1 order by 1"
     ).fetchall()
     provenance = conn.execute(
         "select provenance, count(*) from catalogue_citation "
@@ -324,8 +328,10 @@ def add_synthetic(
     conn.executemany(
         "insert into catalogue_work (id, key, entry_type, title, year, authors_truncated, "
         "journal, booktitle, venue, volume, number, pages, publisher, arxiv_id, doi, url, note, "
-        "abstract, survey_ref, seminal, seminal_reason, extra_fields) values "
-        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, null, 0, '', '{}')",
+        "abstract, survey_ref, seminal, seminal_reason, extra_fields, era, field_sources, "
+        "source_url, curated_fields) values "
+        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, null, 0, '', '{}', 'survey', "
+        "'{}', '', '[]')",
         works,
     )
     step("works")
@@ -523,8 +529,8 @@ def add_assignments(
         if second[i] and second_leaf[i] != first_leaf[i]:
             rows.append((work_id, int(second_leaf[i]), str(evidence[2 * i + 1]), note))
     conn.executemany(
-        "insert into catalogue_assignment (work_id, category_id, evidence, source_note) "
-        "values (?, ?, ?, ?)",
+        "insert into catalogue_assignment (work_id, category_id, evidence, source_note, "
+        "curated_fields) values (?, ?, ?, ?, '[]')",
         rows,
     )
 
@@ -586,7 +592,7 @@ def add_citations(
 
     conn.executemany(
         "insert into catalogue_citation (citing_id, cited_id, provenance, evidence_source, "
-        "evidence_excerpt) values (?, ?, ?, ?, ?)",
+        "evidence_excerpt, curated_fields) values (?, ?, ?, ?, ?, '[]')",
         rows(),
     )
 

@@ -17,6 +17,7 @@ where: positions count characters of the formula from 1.
 import ast
 import functools
 import keyword
+import math
 import string
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -344,9 +345,21 @@ def _as_number(name: str, value: object) -> Number:
     else:
         kind = f"array of {value.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
         raise FormulaError(f"value of '{name}' must be a real number or array, not {kind}")
-    if not np.all(np.isfinite(number)):
+    if not _finite(number):
         raise FormulaError(f"value of '{name}' is not a finite number")
     return number
+
+
+def _finite(value: Number) -> bool:
+    """Every element finite. Most evaluations are of scalars (a plot point, a planner step):
+    math.isfinite is about twenty times cheaper than numpy's reduction on one number."""
+    if type(value) is np.float64:
+        return math.isfinite(value)
+    return bool(np.all(np.isfinite(value)))
+
+
+def _any(condition: np.bool_ | np.ndarray) -> bool:
+    return bool(condition) if type(condition) is np.bool_ else bool(np.any(condition))
 
 
 def _broadcast_shape(numbers: Mapping[str, Number]) -> tuple[int, ...] | None:
@@ -362,7 +375,7 @@ def _broadcast_shape(numbers: Mapping[str, Number]) -> tuple[int, ...] | None:
 
 def _evaluate(node: ast.expr, values: Mapping[str, Number]) -> Number:
     result = _compute(node, values)
-    if not np.all(np.isfinite(result)):
+    if not _finite(result):
         raise FormulaError(f"result is not a finite number {_at(node)}")
     return result
 
@@ -388,9 +401,9 @@ def _compute_binary(node: ast.BinOp, values: Mapping[str, Number]) -> Number:
     left = _evaluate(node.left, values)
     right = _evaluate(node.right, values)
     # Positions point at the divisor or exponent: that is where the fault shows.
-    if isinstance(node.op, ast.Div) and np.any(right == 0):
+    if isinstance(node.op, ast.Div) and _any(right == 0):
         raise FormulaError(f"division by zero {_at(node.right)}")
-    if isinstance(node.op, ast.Pow) and np.any(np.abs(right) > MAX_EXPONENT):
+    if isinstance(node.op, ast.Pow) and _any(np.abs(right) > MAX_EXPONENT):
         raise FormulaError(f"exponent too large {_at(node.right)} (limit {MAX_EXPONENT})")
     return _BINARY_OPERATORS[type(node.op)](left, right)
 

@@ -15,7 +15,7 @@ stay right inside subqueries, where Django renames tables.
 from __future__ import annotations
 
 from django.db import NotSupportedError
-from django.db.models import Expression, F, FloatField, Lookup
+from django.db.models import CharField, Expression, F, FloatField, Func, Lookup
 
 from catalogue.search import COLUMNS, MARK_END, MARK_START, SQLITE_WEIGHTS, Query
 
@@ -68,6 +68,19 @@ class FullTextRank(Expression):
             sql = f"ts_rank({table}.document, to_tsquery('{LANGUAGE}', %s))"
             return sql, [self.query.tsquery()]
         raise NotSupportedError(f"Full-text search needs SQLite or PostgreSQL, not {connection}.")
+
+
+class NotIndexed(Func):
+    """A column's value that SQLite's planner will not look up in an index (`+column`, the
+    documented way): for a condition that must not lead a query. Other databases: the column."""
+
+    template = "%(expressions)s"
+
+    def __init__(self, column: str):
+        super().__init__(F(column), output_field=CharField())
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        return self.as_sql(compiler, connection, template="+%(expressions)s", **extra_context)
 
 
 def sqlite_rank_setting() -> str:

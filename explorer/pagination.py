@@ -66,6 +66,13 @@ class CountInPagePagination(WorkPagination):
     (bench/browse_bench.py). Same answers and errors as WorkPagination; a separate count runs
     when the page comes back empty, for ?page=last, and for lists that are not searches."""
 
+    known_count: int | None = None  # set by a view that knows it (WorkViewSet, unfiltered)
+
+    def django_paginator_class(self, object_list, per_page) -> Paginator:
+        if self.known_count is None:
+            return Paginator(object_list, per_page)
+        return counted_paginator(object_list, per_page, self.known_count)
+
     def paginate_queryset(self, queryset, request, view=None):
         if "-relevance" not in queryset.query.order_by:
             # Not a search: the page stops early along the order's index, where a window would

@@ -218,6 +218,11 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "explorer.errors.api_exception_handler",
     # Bodies are JSON (the schema says so, and a generated client sends it); anything else: 415.
     "DEFAULT_PARSER_CLASSES": ["explorer.parsers.NulFreeJSONParser"],
+    # orjson (explorer/renderers.py): the same JSON, encoded several times faster.
+    "DEFAULT_RENDERER_CLASSES": [
+        "explorer.renderers.FastJSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",

@@ -2,9 +2,10 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from explorer.api_root import api_root
+from explorer.schema_view import SchemaView
 
 urlpatterns = [
     path("api/", api_root, name="api-root"),
@@ -16,7 +17,7 @@ urlpatterns = [
     path("", include("explorer.hubs.urls")),
     path("", include("explorer.works.urls")),
     path("", include("explorer.planner.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("admin/", admin.site.urls),
 ]

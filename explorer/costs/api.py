@@ -20,7 +20,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -32,14 +31,16 @@ from explorer.costs.params import SWEEP_PARAMETERS, EvaluateForm
 from explorer.costs.presets import PRESETS, SIZE_HELP
 from explorer.costs.records import CostFormula, ParameterError, cost_formula, cost_formulas
 from explorer.links import link
+from explorer.memo import per_version
 from explorer.middleware import cached_for_anonymous
+from explorer.renderers import FastJSONRenderer
 from explorer.schema import field_schema
 
 
 @cached_for_anonymous
 class ReadOnlyCostView(APIView):
     permission_classes = [AllowAny]
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [FastJSONRenderer]
     http_method_names = ["get", "head", "options"]
 
 
@@ -225,7 +226,7 @@ class PlotView(ReadOnlyCostView):
         query = dict(request.query_params.lists())
         try:
             params.check_known(query, params.PAGE_PARAMETERS | {"format"})
-            result = cost_plots.build_plot(name, cost_formulas(), query)
+            result = cost_plots.build_plot(name, per_version("cost-formulas", cost_formulas), query)
         except (ParameterError, FormulaError) as error:
             raise ValidationError([str(error)]) from None
         page = link("costs:costs", query=request.GET.urlencode())

@@ -73,7 +73,7 @@ class CostFormula:
 
     @functools.cached_property
     def parsed(self) -> Formula:
-        return parse(self.formula, [v["name"] for v in self.variables])
+        return parsed_formula(self.formula, tuple(v["name"] for v in self.variables))
 
     @property
     def confirmed(self) -> bool:
@@ -118,6 +118,13 @@ class CostFormula:
                 raise ParameterError(message, name)
             used[name] = value
         return self.parsed.evaluate(used), used
+
+
+@functools.lru_cache(maxsize=2048)
+def parsed_formula(text: str, variables: tuple[str, ...]) -> Formula:
+    """A formula parsed once per process: a Formula never changes, and a page evaluates dozens
+    (parsing each on every request was a tenth of /costs/)."""
+    return parse(text, variables)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from explorer.costs.numbers import format_number
 from explorer.costs.presets import DEFAULT_PRESET, FC, FC_SIZES, PRESETS, SIZE_BOUNDS, SIZE_HELP
 from explorer.costs.records import CostFormula, ParameterError, cost_formulas, operators
 from explorer.links import link
+from explorer.memo import per_version
 from explorer.middleware import cached_for_anonymous
 
 PLOT_TITLES = {
@@ -41,13 +42,16 @@ def build_plots(formulas: list[CostFormula], query) -> tuple[dict[str, dict], li
 @cached_for_anonymous
 def costs_page(request):
     query = dict(request.GET.lists())
-    formulas = cost_formulas()
+    formulas = per_version("cost-formulas", cost_formulas)
     try:
         params.check_known(query, params.PAGE_PARAMETERS)
     except ParameterError as error:
         plots, errors = {}, [str(error)]
     else:
-        plots, errors = build_plots(formulas, query)
+        if query:
+            plots, errors = build_plots(formulas, query)
+        else:  # the page as first opened: the same plots until the cost models change
+            plots, errors = per_version("cost-plots", lambda: build_plots(formulas, query))
     context = {
         "plots": [_plot_context(name, plots[name], request) for name in plots],
         "errors": errors,

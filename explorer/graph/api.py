@@ -20,7 +20,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -40,6 +39,7 @@ from explorer.graph.documents import (
 )
 from explorer.graph.query import GraphForm, SnowballForm, WorkFilter, parse_query
 from explorer.middleware import cached_for_anonymous
+from explorer.renderers import FastJSONRenderer
 
 GRAPH_FORMATS = {
     "json": "application/json",
@@ -61,7 +61,7 @@ class QueryFormatIgnored(DefaultContentNegotiation):
 @cached_for_anonymous
 class ReadOnlyGraphView(APIView):
     permission_classes = [AllowAny]
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [FastJSONRenderer]
     content_negotiation_class = QueryFormatIgnored
     http_method_names = ["get", "head", "options"]
 
@@ -128,15 +128,22 @@ class CitationGraphView(ReadOnlyGraphView):
             if error.keys[0] not in catalogue.graph:  # names no work: as ?citing= on citations
                 raise NotFound(message) from error
             raise ValidationError([message]) from error
-        graph = export_graph(selection, query.provenances())
-        if fmt == "json":
-            return Response(nx.node_link_data(graph, edges="edges"))
-        if fmt == "csv":
-            body = edges_csv(graph)
-        else:
+
+        def document() -> dict | str:
+            graph = export_graph(selection, query.provenances())
+            if fmt == "json":
+                return nx.node_link_data(graph, edges="edges")
+            if fmt == "csv":
+                return edges_csv(graph)
             flat = flat_graph(graph)
             lines = nx.generate_graphml(flat) if fmt == "graphml" else nx.generate_gexf(flat)
-            body = "\n".join(lines) + "\n"
+            return "\n".join(lines) + "\n"
+
+        # The whole graph (no filter): the same document until the catalogue changes.
+        filtered = set(request.query_params) - {"format"}
+        body = document() if filtered else catalogue.memo(f"api-graph:{fmt}", document)
+        if fmt == "json":
+            return Response(body)
         response = HttpResponse(body, content_type=GRAPH_FORMATS[fmt])
         response["Content-Disposition"] = f'attachment; filename="citation-graph.{fmt}"'
         return response

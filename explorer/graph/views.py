@@ -99,11 +99,13 @@ def graph_page(request):
         return bad_request(request, [ego_message(error, catalogue)], reverse("graph:graph"))
     data = query.data
     ego_key = data.get("ego")
+    plot = lambda: graph_page_data(selection, data["size"], data.get("ego") or "")  # noqa: E731
     context = {
         **coverage_context(catalogue),
         **facet_context(query, taxonomy),
         "data": data,
-        "plot": graph_page_data(selection, data["size"], data.get("ego") or ""),
+        # The page as first opened: its drawing kept with the graph's version.
+        "plot": plot() if request.GET else catalogue.memo("page-plot", plot),
         "selection": selection,
         "shown_count": len(selection.shown),
         "shown_edges": selection.shown.number_of_edges(),

@@ -9,11 +9,11 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from explorer.middleware import cached_for_anonymous
+from explorer.renderers import FastJSONRenderer
 
 from .documents import PlannerError, answer
 from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS
@@ -46,7 +46,7 @@ def _parameters() -> list[OpenApiParameter]:
 class PlannerView(APIView):
     empty_value_is_default = True  # ?batch= is the page's blank field: the default (schema)
     permission_classes = [AllowAny]
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [FastJSONRenderer]
     http_method_names = ["get", "head", "options"]
 
     @extend_schema(

@@ -6,6 +6,7 @@ from typing import Any
 
 from catalogue.costs import FormulaError
 from explorer.links import link
+from explorer.memo import per_version
 
 from . import plan as planning
 from .data import catalogue_formulas, technique_links
@@ -22,7 +23,14 @@ class PlannerError(ValueError):
 
 
 def answer(query) -> dict[str, Any]:
-    """The planner's document for a query string (a QueryDict); PlannerError when it is bad."""
+    """The planner's document for a query string (a QueryDict); PlannerError when it is bad.
+    Without a query (the page as first opened), once per catalogue version."""
+    if not query:
+        return per_version("planner-default", lambda: _answer(query))
+    return _answer(query)
+
+
+def _answer(query) -> dict[str, Any]:
     form = PlannerForm(query)
     if not form.is_valid():
         raise PlannerError(form.error_messages())

@@ -5,9 +5,12 @@ One FilterSet so that a page URL and its JSON twin take exactly the same query p
 
 from __future__ import annotations
 
+import hashlib
+
 import django_filters
 from django import forms
 from django.db.models import Exists, OuterRef, QuerySet
+from django.forms.models import ModelChoiceIteratorValue
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
@@ -21,6 +24,7 @@ from catalogue.models import (
     has_cost_model,
     has_demo,
 )
+from explorer.memo import per_version
 
 MAX_QUERY_LENGTH = 200
 ORDERINGS = {
@@ -65,10 +69,15 @@ def era_parameter(params) -> str:
 def category_tree(era: str) -> list:
     """The taxonomy with distinct work counts of one era. The categories added after the survey
     are left out of the survey's own tree (they are ours, and hold none of its works)."""
-    categories = Category.objects.all()
-    if era == Era.SURVEY:
-        categories = categories.filter(extends="")
-    return categories.tree_with_counts(Work.objects.in_era(era))
+
+    def tree() -> list:
+        categories = Category.objects.all()
+        if era == Era.SURVEY:
+            categories = categories.filter(extends="")
+        return categories.tree_with_counts(Work.objects.in_era(era))
+
+    # The same for every request: once per catalogue version (a pass over every assignment).
+    return per_version(f"category-tree:{era}", tree)
 
 
 def user_error(message: str, value: str, **params: str) -> forms.ValidationError:
@@ -84,9 +93,17 @@ class TreeOrderIterator(forms.models.ModelChoiceIterator):
     def __iter__(self):
         if self.field.empty_label is not None:
             yield ("", self.field.empty_label)
-        for category, depth in self.queryset.in_tree_order():
-            indent = "\u2003" * depth  # em spaces: a <select> shows no other indentation
-            yield (self.choice(category)[0], f"{indent}{category}")
+        # The same options on every works page: read once per catalogue version.
+        which = hashlib.sha1(str(self.queryset.query).encode(), usedforsecurity=False).hexdigest()
+        for value, label in per_version(f"category-options:{which}", self.options):
+            yield (ModelChoiceIteratorValue(value, None), label)
+
+    def options(self) -> list[tuple[str, str]]:
+        indent = "\u2003"  # em spaces: a <select> shows no other indentation
+        return [
+            (self.field.prepare_value(category), f"{indent * depth}{category}")
+            for category, depth in self.queryset.in_tree_order()
+        ]
 
 
 class CodeChoiceField(forms.ModelChoiceField):
@@ -230,9 +247,10 @@ class WorkFilter(django_filters.FilterSet):
 
     @property
     def qs(self) -> QuerySet:
-        queryset = super().qs.in_era(self.selected_era)
         cleaned = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
         searching = bool(cleaned.get("q", "").strip())
+        # A search is led by the search index, not by the era's (catalogue/models.py, in_era).
+        queryset = super().qs.in_era(self.selected_era, indexed=not searching)
         ordering = cleaned.get("ordering") or ("relevance" if searching else "ref")
         if ordering == "relevance" and not searching:
             ordering = "ref"  # nothing to rank by

@@ -9,9 +9,11 @@ from django.core.paginator import EmptyPage
 from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
 
 from catalogue import bibtex
 from catalogue.models import Assignment, Author, Authorship, Category, Citation, Provenance, Work
+from explorer.memo import per_version
 from explorer.middleware import cached_for_anonymous
 from explorer.pagination import counted_paginator, page_size_message
 from explorer.works import plots
@@ -26,30 +28,37 @@ SURVEYED_WORKS_CLAIMED = 240  # FACTS.md §4, source S1: "the survey reviews 240
 @cached_for_anonymous
 def home(request):
     """The survey's works and figures, then the works after it, each list on its own."""
+    return render(request, "works/home.html", per_version("home", home_context))
+
+
+def home_context() -> dict:
+    """Nothing on the home page depends on the request: built once per catalogue version, the
+    lists of works as HTML (570 rows of template are most of the page's cost)."""
     # The whole survey fits (270 works); a larger catalogue lists its first works and links on.
     in_survey = Work.objects.in_survey()
-    works = list(in_survey.for_list()[:HOME_LIST_LIMIT])
+    works = list(in_survey.for_rows()[:HOME_LIST_LIMIT])
     work_count = len(works) if len(works) < HOME_LIST_LIMIT else in_survey.count()
-    later = list(Work.objects.after_survey().for_list().order_by("year", "key")[:HOME_LIST_LIMIT])
+    later_works = Work.objects.after_survey().for_rows().order_by("year", "key")
+    later = list(later_works[:HOME_LIST_LIMIT])
     later_count = (
         len(later) if len(later) < HOME_LIST_LIMIT else Work.objects.after_survey().count()
     )
-    context = {
+    return {
         "levels": Category.objects.level_counts_by_era(),
-        "works": works,
+        "works_html": render_to_string("works/_work_rows.html", {"works": works}),
+        "works_shown": len(works),
         "work_count": work_count,
         "more_count": work_count - len(works),
         "reference_count": in_survey.references().count(),
-        "later_works": later,
+        "later_html": render_to_string("works/_work_rows.html", {"works": later}),
         "later_count": later_count,
         "later_more_count": later_count - len(later),
     }
-    return render(request, "works/home.html", context)
 
 
 @cached_for_anonymous
 def work_list(request):
-    works_filter = WorkFilter(request.GET or None, queryset=Work.objects.for_list())
+    works_filter = WorkFilter(request.GET or None, queryset=Work.objects.for_rows())
     if works_filter.is_bound and not works_filter.is_valid():
         context = {"filter": works_filter, "errors": works_filter.form.errors}
         return render(request, "works/work_list.html", context, status=400)
@@ -58,7 +67,7 @@ def work_list(request):
     if page_size is None:
         context = {"filter": works_filter, "errors": {"page_size": [_page_size_message(request)]}}
         return render(request, "works/work_list.html", context, status=400)
-    facets = works.facet_counts()
+    facets, tree = _facets(works, works_filter)
     page = _page(works, page_size, request.GET.get("page", "1"), count=facets["total"])
     searched = works_filter.form.cleaned_data.get("q", "") if works_filter.is_bound else ""
     if searched.strip():
@@ -71,13 +80,31 @@ def work_list(request):
         ],
         "page": page,
         "facets": facets,
-        "category_tree": category_tree_of(works, works_filter.selected_era),
+        "category_tree": tree,
         "query_string": _without(request, "page"),
         "export_query": _without(request, "page", "page_size", "ordering"),
         "max_export": settings.MAX_EXPORT,
     }
     template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
     return render(request, template, context)
+
+
+# Query parameters that change which works are listed (the others: which page, in what order).
+NOT_FILTERS = {"page", "page_size", "ordering"}
+
+
+def _facets(works, works_filter) -> tuple[dict, list]:
+    """The facet counts and the category tree of the listed works. Without a filter they are
+    the same for every page and order: computed once per catalogue version (at 100,000 works,
+    most of the page's cost is there)."""
+
+    def compute() -> tuple[dict, list]:
+        return works.facet_counts(), category_tree_of(works, works_filter.selected_era)
+
+    given = {name for name, value in works_filter.data.items() if value} - NOT_FILTERS
+    if given:
+        return compute()
+    return per_version("works-facets", compute)
 
 
 def _mark_matches(works, text: str) -> None:
@@ -174,6 +201,11 @@ def author_detail(request, pk: int):
 def numbers(request):
     """The survey's counts, reproduced where the data has them, and said unknown where not; then
     the works after the survey, counted apart (never added to the survey's figures)."""
+    return render(request, "works/numbers.html", per_version("numbers", numbers_context))
+
+
+def numbers_context() -> dict:
+    """Nothing on /numbers/ depends on the request: counted once per catalogue version."""
     in_survey = Work.objects.in_survey()
     levels = Category.objects.level_counts_by_era()
     names = {level.code: level.name for level in levels}
@@ -184,7 +216,7 @@ def numbers(request):
         later.per_year_and_level(), names, title="Works after the survey per year, by level"
     )
     survey_edges = Citation.objects.filter(citing__era="survey", cited__era="survey")
-    context = {
+    return {
         "levels": levels,
         "work_count": in_survey.count(),
         "reference_count": in_survey.references().count(),
@@ -192,18 +224,19 @@ def numbers(request):
         "later_edges": Citation.objects.touching_after_survey().count(),
         "surveyed_claimed": SURVEYED_WORKS_CLAIMED,
         "years": list(years),
-        "evidence": Assignment.objects.values_list("evidence")
-        .annotate(n=Count("work", distinct=True))
-        .order_by("evidence"),
-        "provenance": survey_edges.values_list("provenance")
-        .annotate(n=Count("pk"))
-        .order_by("provenance"),
+        "evidence": list(
+            Assignment.objects.values_list("evidence")
+            .annotate(n=Count("work", distinct=True))
+            .order_by("evidence")
+        ),
+        "provenance": list(
+            survey_edges.values_list("provenance").annotate(n=Count("pk")).order_by("provenance")
+        ),
         "provenance_labels": dict(Provenance.choices),
         "timeline": figure,
         "later_timeline": later_figure,
         "later_years": list(later.values_list("year").annotate(n=Count("pk")).order_by("year")),
     }
-    return render(request, "works/numbers.html", context)
 
 
 @cached_for_anonymous

@@ -284,10 +284,11 @@ def test_it_answers_404_for_an_unknown_plot(client, db):
 
 
 def test_it_builds_a_plot_in_three_queries(client, survey, django_assert_num_queries):
-    # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
-    # 1 the cost models with their techniques, 2 the models' works, 3 the techniques' works
-    with django_assert_num_queries(4):
+    # The catalogue version twice: it keys the response cache (explorer/middleware.py) and the
+    # cost models kept per version (explorer/memo.py); then 1 the cost models with their
+    # techniques, 2 the models' works, 3 the techniques' works
+    with django_assert_num_queries(5):
         client.get("/api/costs/plots/wd-plane/")
-    with django_assert_num_queries(4):
+    # The cost models kept: the two versions only.
+    with django_assert_num_queries(2):
         client.get("/api/costs/plots/allreduce-m/")

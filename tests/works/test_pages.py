@@ -4,7 +4,7 @@ with a message, and run a constant number of queries."""
 import pytest
 
 from catalogue.models import Work
-from tests.helpers import make_assignment, make_category, make_work
+from tests.helpers import clear_caches, make_assignment, make_category, make_work
 
 
 @pytest.mark.django_db
@@ -150,10 +150,15 @@ def test_it_renders_the_works_page_in_constant_queries(client, django_assert_num
     for index in range(40):
         work = make_work(f"w{index}", authors=("A. B", f"C. {index}"), survey_ref=index + 1)
         make_assignment(work, ops)
-    # 1-2 facets (years x entry types with the flags and the number of works; evidence),
-    # 3-4 category tree (nodes, then one COUNT DISTINCT per node), 5-6 the options of the level
-    # and category selects, 7 the page of works, 8 authorships+authors, 9 assignments+categories
-    with django_assert_num_queries(10):
+    # 1 the catalogue version that keys what the page keeps (explorer/memo.py): unfiltered, its
+    # 2-3 facets (years x entry types with the flags and the number of works; evidence),
+    # 4-5 category tree (nodes, then the (category, work) pairs); 6-7 and 8-9 the version and the
+    # options of the level and category selects; 10 the page of works, 11 authorships+authors
+    with django_assert_num_queries(12):
         client.get("/works/?page_size=5")
-    with django_assert_num_queries(10):
+    clear_caches()
+    with django_assert_num_queries(12):
         client.get("/works/?page_size=40")
+    # Kept for the next reader: the versions, the page of works and its authors.
+    with django_assert_num_queries(6):
+        assert client.get("/works/?page_size=20&page=2").status_code == 200

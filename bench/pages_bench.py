@@ -1,0 +1,221 @@
+"""Pages benchmark: every HTML page and JSON endpoint, in-process, without the response cache.
+
+    python -m bench.pages_bench                            # 270 works (the real survey)
+    python -m bench.pages_bench --sizes 270,100000 --requests 20
+    python -m bench.pages_bench --only /costs/ --profile   # where one URL's time goes
+
+For each size the corpus is built if missing (bench/synthetic.py, migrated to the current schema),
+then Django's test client serves every URL of the site (the pages and the API, their keys, slugs
+and ids read from the corpus) with the production settings (DEBUG=false, collected static files)
+and RESPONSE_CACHE=false, so that every request builds its answer, as a new URL would. A few
+untimed warm-ups first, then p50/p95 of up to --requests timed ones per URL, its status, size and
+number of queries. Figures, not assertions; the load average is printed with each size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench import synthetic
+from bench.browse_bench import app_env, collect_static
+
+SIZES = {270: 0, 100_000: 1_000_000}  # works -> citation edges (0: the survey's own)
+TARGET_MS = 25.0  # every page and endpoint at 270 works, p50
+WARMUP = 2
+
+
+def prepare(db: Path, works: int, edges: int) -> None:
+    if not db.exists():
+        synthetic.build(db, works, edges)
+    synthetic.manage(db, "migrate", "--noinput")
+    synthetic.manage(db, "rebuild_search_index", "--if-empty")
+
+
+def urls() -> list[tuple[str, str]]:
+    """(name, URL) of every page and endpoint, with keys from the database. Each URL pattern of
+    the site is here once (a few twice: a filtered variant beside the plain one)."""
+    from catalogue.models import Author, CostModel, Technique, Work
+    from explorer.demos import DEMOS
+    from explorer.demos.models import DemoRun
+
+    work = Work.objects.in_survey().order_by("-pk").only("key").first()
+    cited = Work.objects.filter(survey_ref__isnull=False).order_by("survey_ref").first()
+    author = Author.objects.order_by("pk").first()
+    technique = Technique.objects.order_by("pk").first()
+    cost_model = CostModel.objects.order_by("pk").first()
+    demo = next(iter(DEMOS))
+    run = DemoRun.objects.order_by("pk").first()
+    seeds = f"{work.key},{cited.key}"
+    pages = [
+        ("home", "/"),
+        ("works", "/works/"),
+        ("works filtered", "/works/?level=train&q=gradient"),
+        ("work", f"/works/{work.key}/"),
+        ("categories", "/categories/"),
+        ("author", f"/authors/{author.pk}/"),
+        ("numbers", "/numbers/"),
+        ("sources", "/sources/"),
+        ("techniques", "/techniques/"),
+        ("costs", "/costs/"),
+        ("planner", "/planner/"),
+        ("graph", "/graph/"),
+        ("snowball", f"/snowball/?seeds={seeds}"),
+        ("data quality", "/data-quality/"),
+        ("demos", "/demos/"),
+        ("demo", f"/demos/{demo}/"),
+        ("suggest", "/suggest/?q=gradi"),
+    ]
+    if run is not None:
+        pages.append(("demo run", f"/demos/{run.slug}/runs/{run.pk}/"))
+    api = [
+        ("api root", "/api/"),
+        ("api works", "/api/works/"),
+        ("api works filtered", "/api/works/?level=train&year_min=2015&q=gradient"),
+        ("api work", f"/api/works/{work.key}/"),
+        ("api related", f"/api/works/{work.key}/related/"),
+        ("api categories", "/api/categories/"),
+        ("api authors", "/api/authors/"),
+        ("api author", f"/api/authors/{author.pk}/"),
+        ("api citations", "/api/citations/"),
+        ("api techniques", "/api/techniques/"),
+        ("api technique", f"/api/techniques/{technique.slug}/"),
+        ("api cost models", "/api/cost-models/"),
+        ("api cost model", f"/api/cost-models/{cost_model.pk}/"),
+        ("api evaluate", f"/api/cost-models/{cost_model.pk}/evaluate/"),
+        ("api cost plot", "/api/costs/plots/wd-plane/"),
+        ("api graph", "/api/graph/"),
+        ("api graph graphml", "/api/graph/?format=graphml"),
+        ("api snowball", f"/api/snowball/?seeds={seeds}"),
+        ("api data quality", "/api/data-quality/"),
+        ("api demos", "/api/demos/"),
+        ("api demo", f"/api/demos/{demo}/"),
+        ("api planner", "/api/planner/"),
+        ("api suggest", "/api/suggest/?q=gradi"),
+        ("api export bibtex", "/api/export/?format=bibtex"),
+        ("api schema", "/api/schema/"),
+        ("api docs", "/api/docs/"),
+    ]
+    if run is not None:
+        api.append(("api demo run", f"/api/demos/runs/{run.pk}/"))
+    return pages + api
+
+
+def accept_of(url: str) -> str:
+    return "application/json" if url.startswith("/api/") and url != "/api/docs/" else "text/html"
+
+
+def time_url(client, url: str, requests: int, seconds: float) -> dict:
+    from django.db import connection
+
+    accept = accept_of(url)
+    for _ in range(WARMUP):
+        client.get(url, HTTP_ACCEPT=accept)
+    queries = []
+    with connection.execute_wrapper(
+        lambda execute, sql, *args: queries.append(sql) or execute(sql, *args)
+    ):
+        response = client.get(url, HTTP_ACCEPT=accept)
+    timings = []
+    deadline = time.perf_counter() + seconds
+    for _ in range(requests):
+        start = time.perf_counter()
+        client.get(url, HTTP_ACCEPT=accept)
+        timings.append((time.perf_counter() - start) * 1000)
+        if time.perf_counter() > deadline:
+            break
+    timings.sort()
+    return {
+        "status": response.status_code,
+        "bytes": len(response.content) if not response.streaming else -1,
+        "queries": len(queries),
+        "n": len(timings),
+        "p50": statistics.median(timings),
+        "p95": timings[min(len(timings) - 1, int(len(timings) * 0.95))],
+    }
+
+
+def profile(client, url: str, repeat: int = 10) -> None:
+    from pyinstrument import Profiler
+
+    accept = accept_of(url)
+    client.get(url, HTTP_ACCEPT=accept)
+    profiler = Profiler(interval=0.0005)
+    with profiler:
+        for _ in range(repeat):
+            client.get(url, HTTP_ACCEPT=accept)
+    print(profiler.output_text(unicode=False, color=False, show_all=False))
+    if os.environ.get("PROFILE_FLAT"):
+        flat = profiler.output_text(unicode=False, color=False, flat=True, time="percent_of_total")
+        print("\n".join(flat.splitlines()[:40]))
+
+
+def run_one(db: Path, args) -> None:
+    """In the subprocess set up for `db`: time every URL, print the table."""
+    import django
+
+    django.setup()
+    from django.test import Client
+
+    client = Client()
+    selected = [(name, url) for name, url in urls() if not args.only or url in args.only]
+    if args.profile:
+        for _, url in selected:
+            print(f"== {url}")
+            profile(client, url)
+        return
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{db.name}: load average {load} on {os.cpu_count()} cores", flush=True)
+    print(f"| {'page or endpoint':<58} | status | KiB | queries | n | p50 ms | p95 ms |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    slow = []
+    for _name, url in selected:
+        result = time_url(client, url, args.requests, args.url_seconds)
+        print(
+            f"| {url:<58} | {result['status']} | {result['bytes'] / 1024:.0f} | "
+            f"{result['queries']} | {result['n']} | {result['p50']:.1f} | {result['p95']:.1f} |",
+            flush=True,
+        )
+        if result["p50"] >= TARGET_MS:
+            slow.append(f"{url} ({result['p50']:.0f} ms)")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average at the end {load}")
+    print(f"p50 at or over {TARGET_MS:.0f} ms: {', '.join(slow) or 'none'}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="270", help="comma-separated works counts")
+    parser.add_argument("--requests", type=int, default=30, help="timed requests per URL")
+    parser.add_argument("--url-seconds", type=float, default=5.0, help="time bound per URL")
+    parser.add_argument("--only", action="append", help="only this URL (repeatable)")
+    parser.add_argument("--profile", action="store_true", help="pyinstrument profile instead")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # the subprocess of one size
+    args = parser.parse_args(argv)
+    if args.one:
+        run_one(Path(args.one), args)
+        return
+    for works in (int(size) for size in args.sizes.split(",")):
+        db = synthetic.default_path(works)
+        prepare(db, works, SIZES.get(works, works * 10))
+        collect_static(db)
+        env = {
+            **app_env(db, response_cache=False),
+            "ALLOWED_HOSTS": "testserver",
+            "LOG_LEVEL": "ERROR",
+            "DJANGO_SETTINGS_MODULE": "explorer.settings",
+        }
+        command = [sys.executable, "-m", "bench.pages_bench", "--one", str(db)]
+        command += ["--requests", str(args.requests), "--url-seconds", str(args.url_seconds)]
+        command += [arg for only in args.only or [] for arg in ("--only", only)]
+        command += ["--profile"] if args.profile else []
+        subprocess.run(command, env=env, check=True, cwd=synthetic.REPO)
+
+
+if __name__ == "__main__":
+    main()

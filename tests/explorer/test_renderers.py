@@ -1,0 +1,37 @@
+"""The API's JSON renderer (orjson): byte for byte what DRF's JSONRenderer writes."""
+
+import datetime
+import decimal
+import uuid
+
+from django.utils.translation import gettext_lazy
+from rest_framework.renderers import JSONRenderer
+
+from explorer.renderers import FastJSONRenderer
+
+
+def test_it_writes_what_drf_writes():
+    data = {
+        "text": "Ben-Nun & Hoefler — «ü» \u2028 line \u2029 end",
+        "number": 1.5,
+        "whole": 10**12,
+        "none": None,
+        "flags": [True, False],
+        "when": datetime.datetime(2026, 12, 3, 16, 0, 0, 123456, tzinfo=datetime.UTC),
+        "day": datetime.date(2026, 12, 3),
+        "decimal": decimal.Decimal("1.25"),
+        "id": uuid.UUID(int=1),
+        "lazy": gettext_lazy("Works"),
+        "nested": [{"a": [1, 2, {"b": "c"}]}],
+    }
+    assert FastJSONRenderer().render(data) == JSONRenderer().render(data)
+
+
+def test_it_renders_nothing_for_no_data():
+    assert FastJSONRenderer().render(None) == b""
+
+
+def test_it_indents_when_asked():
+    data = {"a": [1, 2]}
+    indented = FastJSONRenderer().render(data, "application/json; indent=2")
+    assert indented == JSONRenderer().render(data, "application/json; indent=2")
