@@ -212,6 +212,8 @@ def _follow(lines: queue.Queue, deadline: float, on_progress: ProgressCallback |
         if message is None:
             reply = line
         else:
+            if latest == (0.0, "started"):  # the first step is reported at once, then each beat
+                next_beat = time.monotonic()
             latest = message
 
 
