@@ -6,19 +6,20 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from explorer.hubs.documents import hub_document
 from explorer.hubs.hub import load_hub
+from explorer.memo import per_version
 from explorer.middleware import cached_for_anonymous
+from explorer.renderers import FastJSONRenderer
 
 
 @cached_for_anonymous
 class HubView(APIView):
     permission_classes = [AllowAny]
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [FastJSONRenderer]
     http_method_names = ["get", "head", "options"]
 
     @extend_schema(
@@ -36,5 +37,11 @@ class HubView(APIView):
         unknown = sorted(set(request.query_params) - {"format"})
         if unknown:
             raise ValidationError({name: "unknown parameter (none allowed)" for name in unknown})
-        hub = load_hub(slug)  # an unknown slug: Http404, answered in the error shape
-        return Response(hub_document(hub, request.build_absolute_uri))
+        # An unknown slug: Http404, answered in the error shape. The document depends on the node,
+        # the catalogue and the site's address alone: kept per catalogue version and host.
+        base = request.build_absolute_uri("/")
+        document = per_version(
+            f"hub-api:{slug}:{base}",
+            lambda: hub_document(load_hub(slug), request.build_absolute_uri),
+        )
+        return Response(document)

@@ -219,19 +219,24 @@ def test_it_shows_the_hub_page_with_everything_it_gathers(client):
 @pytest.mark.django_db
 def test_it_reads_a_hub_in_a_constant_number_of_queries(client, django_assert_num_queries):
     fc = make_catalogue()
-    # 1 the catalogue version (response cache), 2-3 the tree and its counts, 4-5 the techniques
-    # and their cost models, then per era the works, their authors and assignments (6-11),
-    # 12-13 the edges and the section's work ids, 14 the neighbours.
-    with django_assert_num_queries(14):
+    # 1 the catalogue version (response cache), 2 again (the hub kept per version), 3-4 the tree
+    # and its counts, 5-6 the techniques and their cost models, then per era the works, their
+    # authors and assignments (7-12), 13-14 the edges and the section's work ids, 15 the
+    # neighbours. Built once per catalogue version: a new URL then costs the two version reads.
+    with django_assert_num_queries(15):
         client.get("/categories/ops-fc/")
+    with django_assert_num_queries(2):
+        client.get("/categories/ops-fc/?new-url")
     for index in range(5):
         work = make_work(f"more{index}", survey_ref=10 + index)
         make_assignment(work, fc, "topic-inferred")
         make_citation(work, work.__class__.objects.get(key="outside2010"))
-    with django_assert_num_queries(14):
+    with django_assert_num_queries(15):  # a new catalogue version: built again
         client.get("/categories/ops-fc/?again")
-    with django_assert_num_queries(14):
+    with django_assert_num_queries(15):
         client.get("/api/categories/ops-fc/")
+    with django_assert_num_queries(1):  # the response cache's version read answers the rest
+        assert client.get("/api/categories/ops-fc/").status_code == 200
 
 
 @pytest.mark.django_db
@@ -267,3 +272,21 @@ def test_it_gathers_pipelining_with_its_planner_link_and_later_works(client, sur
     assert 'href="/demos/pipeline-bubble/"' in html
     assert "plan a pipeline for a whole network" in html
     assert 'class="formula"' in html
+
+
+@pytest.mark.django_db
+def test_a_hub_shows_a_curators_edit_at_once(client):
+    """Kept per catalogue version, never stale: an edit moves the version."""
+    from catalogue.models import CostModel
+
+    make_catalogue()
+    assert "FC work" in client.get("/categories/ops-fc/").content.decode()
+    assert "FC work" in client.get("/api/categories/ops-fc/").content.decode()
+    CostModel.objects.get(label="FC work").delete()
+    model = CostModel.objects.get(label="FC depth")
+    model.formula = "log2(C) + 1"
+    model.save()
+    page = client.get("/categories/ops-fc/?after-the-edit").content.decode()
+    document = client.get("/api/categories/ops-fc/?format=json").json()
+    assert "FC work" not in page and "log2(C) + 1" in page
+    assert ["FC depth"] == [m["label"] for t in document["techniques"] for m in t["cost_models"]]
