@@ -8,6 +8,7 @@ an annotation and is shown beside the mathematics by the template filter, so it 
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from html import escape
 
 from catalogue import costs
@@ -28,6 +29,7 @@ GREEK = {
 SUM, PRODUCT, SIGN, POWER, ATOM = 1, 2, 3, 4, 5
 
 
+@lru_cache(maxsize=2048)  # pure, and pages print the same few dozen formulas on every request
 def formula_mathml(text: str, display: str = "inline") -> str:
     """`text` as a <math> element; FormulaError when it is not in the formula language."""
     tree = costs.parse_for_display(text).tree
