@@ -57,12 +57,15 @@ def catalogue_formulas() -> dict[str, CatalogueFormula]:
 
 
 def technique_links(slugs: set[str]) -> dict[str, dict]:
-    """Name, works and demo of each technique a strategy stands on: 2 queries."""
+    """Name, works, demo and section (category code) of each technique a strategy stands on:
+    2 queries."""
     techniques = list(
-        Technique.objects.filter(slug__in=slugs).values_list("pk", "slug", "name", "demo_slug")
+        Technique.objects.filter(slug__in=slugs).values_list(
+            "pk", "slug", "name", "demo_slug", "category__code"
+        )
     )
     works = _keys_by_owner(Technique.works.through, "technique", [t[0] for t in techniques])
     return {
-        slug: {"name": name, "works": works[pk], "demo": demo}
-        for pk, slug, name, demo in techniques
+        slug: {"name": name, "works": works[pk], "demo": demo, "section": section}
+        for pk, slug, name, demo, section in techniques
     }

@@ -70,6 +70,7 @@ def _add_links(document: dict[str, Any]) -> None:
                     "slug": t["slug"],
                     "name": t["name"],
                     "url": link("costs:techniques") + f"#technique-{t['slug']}",
+                    "section_url": link("hubs:hub", t["section"]),  # the section's hub
                 }
                 for t in known
             ],

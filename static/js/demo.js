@@ -53,6 +53,8 @@
         div.dataset.drawn = "true";
       }
     });
+    // Tables drawn here may scroll on a phone: site.js makes such boxes focusable.
+    document.dispatchEvent(new Event("explorer:drawn"));
   }
 
   var initial = document.getElementById("demo-run");

@@ -52,4 +52,5 @@
   focusableWhenScrolling();
   window.addEventListener("resize", focusableWhenScrolling);
   document.addEventListener("htmx:afterSwap", focusableWhenScrolling);
+  document.addEventListener("explorer:drawn", focusableWhenScrolling);  // tables drawn by scripts
 })();

@@ -99,6 +99,7 @@ def test_it_cites_every_formula_by_its_catalogue_id_and_status(client, survey):
         "slug": "allreduce-tree",
         "name": "Tree allreduce",
         "url": "/techniques/#technique-allreduce-tree",
+        "section_url": "/categories/bg-algorithms/",
     } in tree["links"]["techniques"]
 
 
@@ -174,6 +175,11 @@ def test_it_shows_the_ranked_table_with_bars_derivations_and_the_paper(client, s
     assert "138 (millions), Table 2, configuration D" in html
     assert "+0.3 %" in html  # 138,357,544 against 138 million
     assert 'data-figure="planner-figure"' in html
+    # Each technique a strategy stands on leads to its section's hub.
+    assert (
+        '<a href="/techniques/#technique-allreduce-tree">Tree allreduce</a> '
+        '(<a href="/categories/bg-algorithms/">its section</a>)'
+    ) in html
 
 
 @pytest.mark.parametrize(
