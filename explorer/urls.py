@@ -4,8 +4,8 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
-from explorer.api_root import api_root
-from explorer.schema_view import SchemaView
+from explorer.web.api_root import api_root
+from explorer.web.schema_view import SchemaView
 
 urlpatterns = [
     path("api/", api_root, name="api-root"),

@@ -30,11 +30,11 @@ from explorer.costs import plots as cost_plots
 from explorer.costs.params import SWEEP_PARAMETERS, EvaluateForm
 from explorer.costs.presets import PRESETS, SIZE_HELP
 from explorer.costs.records import CostFormula, ParameterError, cost_formula, cost_formulas
-from explorer.links import link
-from explorer.memo import per_version
-from explorer.middleware import cached_for_anonymous
-from explorer.renderers import FastJSONRenderer
-from explorer.schema import field_schema
+from explorer.web.links import link
+from explorer.web.memo import per_version
+from explorer.web.middleware import cached_for_anonymous
+from explorer.web.renderers import FastJSONRenderer
+from explorer.web.schema import field_schema
 
 
 @cached_for_anonymous

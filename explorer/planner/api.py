@@ -12,8 +12,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from explorer.middleware import cached_for_anonymous
-from explorer.renderers import FastJSONRenderer
+from explorer.web.middleware import cached_for_anonymous
+from explorer.web.renderers import FastJSONRenderer
 
 from .documents import PlannerError, answer
 from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS

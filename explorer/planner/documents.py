@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from catalogue.costs import FormulaError
-from explorer.links import link
-from explorer.memo import per_version
+from explorer.web.links import link
+from explorer.web.memo import per_version
 
 from . import plan as planning
 from .data import catalogue_formulas, technique_links

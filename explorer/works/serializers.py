@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from catalogue.bibtex import display_text, export_works
 from catalogue.models import Author, Citation, CostModel, Technique, Work
-from explorer.links import link_maker
+from explorer.web.links import link_maker
 from explorer.works.find_links import search_links
 
 

@@ -13,9 +13,9 @@ from django.template.loader import render_to_string
 
 from catalogue import bibtex
 from catalogue.models import Assignment, Author, Authorship, Category, Citation, Provenance, Work
-from explorer.memo import per_version
-from explorer.middleware import cached_for_anonymous
-from explorer.pagination import counted_paginator, page_size_message
+from explorer.web.memo import per_version
+from explorer.web.middleware import cached_for_anonymous
+from explorer.web.pagination import counted_paginator, page_size_message
 from explorer.works import plots
 from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter, category_tree, era_parameter
 from explorer.works.find_links import search_links

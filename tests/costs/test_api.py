@@ -174,7 +174,7 @@ def test_it_answers_404_for_a_missing_model(client, db):
 
 def test_it_evaluates_in_one_query(client, density, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1 the cost model with its technique
     with django_assert_num_queries(2):
         client.get(f"/api/cost-models/{density.pk}/evaluate/?sweep=N&points=200")
@@ -284,8 +284,8 @@ def test_it_answers_404_for_an_unknown_plot(client, db):
 
 
 def test_it_builds_a_plot_in_three_queries(client, survey, django_assert_num_queries):
-    # The catalogue version twice: it keys the response cache (explorer/middleware.py) and the
-    # cost models kept per version (explorer/memo.py); then 1 the cost models with their
+    # The catalogue version twice: it keys the response cache (explorer/web/middleware.py) and the
+    # cost models kept per version (explorer/web/memo.py); then 1 the cost models with their
     # techniques, 2 the models' works, 3 the techniques' works
     with django_assert_num_queries(5):
         client.get("/api/costs/plots/wd-plane/")

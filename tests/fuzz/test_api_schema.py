@@ -18,7 +18,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 
-from explorer import throttling
+from explorer.web import throttling
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 ST = Path(sys.executable).with_name("st")

@@ -257,7 +257,7 @@ def test_it_names_unknown_parameters(catalogue, client):
 
 def test_it_answers_the_graph_in_constant_queries(catalogue, client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1. categories; 2. graph version; 3. works with category codes; 4. citations;
     # 5. the ids of the shown works; 6. their evidence rows
     with django_assert_num_queries(7):
@@ -407,7 +407,7 @@ def test_it_answers_404_for_seeds_that_name_no_work(catalogue, client, seeds, de
 
 def test_it_replays_in_constant_queries(catalogue, client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1. graph version; 2. works with category codes; 3. citations
     with django_assert_num_queries(4):
         assert client.get("/api/snowball/?seeds=alexnet&direction=both").status_code == 200
@@ -422,7 +422,7 @@ def test_it_replays_in_constant_queries(catalogue, client, django_assert_num_que
 
 def test_it_lists_co_cited_and_coupled_works(catalogue, client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1. graph version; 2. works with category codes; 3. citations
     with django_assert_num_queries(4):
         response = client.get("/api/works/alexnet/related/")

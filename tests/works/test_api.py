@@ -230,7 +230,7 @@ def test_it_answers_404_for_an_unknown_key(client, small_catalogue):
 
 def test_it_lists_works_in_constant_queries(client, small_catalogue, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     for index in range(30):
         make_work(f"extra{index}", authors=("X. Y", f"Z. {index}"), survey_ref=index + 1)
     # 1 the `level` category by code, 2 the category tree (its subtree codes), 3 the count,

@@ -145,12 +145,12 @@ def test_it_shows_the_category_tree_and_the_numbers(client, survey):
 @pytest.mark.django_db
 def test_it_renders_the_works_page_in_constant_queries(client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     ops = make_category("ops")
     for index in range(40):
         work = make_work(f"w{index}", authors=("A. B", f"C. {index}"), survey_ref=index + 1)
         make_assignment(work, ops)
-    # 1 the catalogue version that keys what the page keeps (explorer/memo.py): unfiltered, its
+    # 1 the catalogue version that keys what the page keeps (explorer/web/memo.py): unfiltered, its
     # 2-3 facets (years x entry types with the flags and the number of works; evidence),
     # 4-5 category tree (nodes, then the (category, work) pairs); 6-7 and 8-9 the version and the
     # options of the level and category selects; 10 the page of works, 11 authorships+authors

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 from drf_spectacular.views import SpectacularAPIView
 
-from explorer.memo import per_version
+from explorer.web.memo import per_version
 
 
 class SchemaView(SpectacularAPIView):
