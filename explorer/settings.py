@@ -297,7 +297,7 @@ else:
         for alias, entries in CACHE_ENTRIES.items()
     }
 
-# Whole responses for anonymous readers, keyed by the catalogue version (explorer/web/middleware.py).
+# Whole responses for anonymous readers, keyed by the catalogue version (explorer/web/middleware).
 # RESPONSE_CACHE=false measures the uncached cost of every request (bench/).
 RESPONSE_CACHE = env_bool("RESPONSE_CACHE", True)
 
