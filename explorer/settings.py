@@ -97,6 +97,8 @@ MIDDLEWARE = [
     # Every error under /api/ in one JSON shape (explorer/web/errors.py), whichever layer answered.
     "explorer.web.errors.ApiErrorMiddleware",
     "explorer.web.middleware.RejectNulBytesMiddleware",
+    # An unknown or repeated query parameter on an API read: a 400 naming it, before any cache.
+    "explorer.web.parameters.QueryParameterMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

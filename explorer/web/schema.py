@@ -158,6 +158,8 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
     """(schema of one value, whether the parameter repeats)."""
     if isinstance(field, forms.MultipleChoiceField):
         return {"type": "array", "items": {"type": "string", "enum": choices(field)}}, True
+    if isinstance(field.widget, forms.MultipleHiddenInput):  # repeatable free text (?seeds=)
+        return {"type": "array", "items": {"type": "string", "pattern": NO_NUL}}, True
     if isinstance(field, forms.ModelChoiceField):
         # Read at schema time: the codes the catalogue has (a curator may add some).
         try:

@@ -264,18 +264,20 @@ def test_it_marks_allreduce_crossovers_in_the_api(client, survey):
 
 
 @pytest.mark.parametrize(
-    ("url", "message"),
+    ("url", "parameter", "message"),
     [
-        ("/api/costs/plots/wd-plane/?colour=red", "unknown parameter colour"),
-        ("/api/costs/plots/wd-plane/?N=0", "N must be between 1 and 65536 (got 0)"),
-        ("/api/costs/plots/brent/?op=nope", "op must be one of"),
-        ("/api/costs/plots/allreduce-p/?P_max=1e9", "P_max must be between 1 and 65536"),
+        ("/api/costs/plots/wd-plane/?colour=red", "colour", "unknown parameter 'colour'"),
+        ("/api/costs/plots/wd-plane/?N=0", "N", "N must be between 1 and 65536 (got 0)"),
+        ("/api/costs/plots/brent/?op=nope", "op", "op must be one of"),
+        ("/api/costs/plots/allreduce-p/?P_max=1e9", "P_max", "P_max must be between 1 and 65536"),
     ],
 )
-def test_it_refuses_bad_plot_parameters(client, survey, url, message):
+def test_it_refuses_bad_plot_parameters(client, survey, url, parameter, message):
     response = client.get(url)
     assert response.status_code == 400
-    [error] = response.json()["errors"]["non_field_errors"]
+    body = response.json()
+    assert body["code"] == "invalid" and list(body["errors"]) == [parameter]
+    [error] = body["errors"][parameter]
     assert message in error
 
 
