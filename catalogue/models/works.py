@@ -338,6 +338,13 @@ class Work(Curated):
     arxiv_id = models.CharField("arXiv id", max_length=40, blank=True)
     doi = models.CharField("DOI", max_length=200, blank=True)
     url = models.URLField("URL", max_length=500, blank=True)
+    openalex_id = models.CharField(
+        "OpenAlex id",
+        max_length=20,
+        blank=True,
+        validators=[RegexValidator(r"^W\d+$", "An OpenAlex work id: W and digits (W2107878631).")],
+        help_text="The OpenAlex work id (W...), as a stored OpenAlex record printed it.",
+    )
     note = models.TextField(blank=True)
     abstract = models.TextField(blank=True)
     survey_ref = models.PositiveSmallIntegerField(
@@ -369,7 +376,8 @@ class Work(Curated):
     field_sources = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Field name -> the URL that field was read from (post-survey works).",
+        help_text="Field name -> the URL that field was read from (the fields of the works after "
+        "the survey, and the identifiers: doi, arxiv, openalex, landing_url).",
     )
 
     objects = WorkQuerySet.as_manager()

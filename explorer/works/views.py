@@ -11,7 +11,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 
-from catalogue import bibtex
+from catalogue import bibtex, metadata
 from catalogue.models import Assignment, Author, Authorship, Category, Citation, Provenance, Work
 from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
@@ -163,8 +163,13 @@ def work_detail(request, key: str):
         key=key,
     )
     cites_total, cited_by_total = work.citation_totals
+    fields = metadata.WorkFields.of(work, work.author_names)
+    page_url = request.build_absolute_uri(work.get_absolute_url())
     context = {
         "work": work,
+        "identifiers": metadata.identifier_links(fields),
+        "citation_meta": metadata.citation_meta(fields, page_url),
+        "json_ld": metadata.json_ld(metadata.scholarly_article(fields, page_url)),
         "bibtex": bibtex.export_works([work]),
         "cites": work.cites_shown,
         "cited_by": work.cited_by_shown,

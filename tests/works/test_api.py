@@ -59,6 +59,7 @@ LAVIN_LIST_ITEM = {
     "arxiv_id": "",
     "doi": "",
     "url": "",
+    "openalex_id": "",
     "categories": [
         {
             "code": "ops-conv",

@@ -1,0 +1,134 @@
+"""Issue 28: a work page embeds its metadata as reference managers read it (Highwire Press
+`citation_*` tags, schema.org JSON-LD), lists carry COinS, and identifiers are links with their
+sources."""
+
+import json
+from html.parser import HTMLParser
+from urllib.parse import parse_qsl
+
+import pytest
+
+from catalogue import metadata
+from catalogue.models import Work
+
+
+class EmbeddedMetadata(HTMLParser):
+    """What Zotero's "Embedded Metadata" translator reads: every <meta name="citation_...">
+    (repeated names kept in order), the JSON-LD scripts, and the COinS spans."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, str]] = []
+        self.json_ld: list[dict] = []
+        self.coins: list[str] = []
+        self._in_json_ld = False
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "meta" and attributes.get("name", "").startswith("citation_"):
+            self.tags.append((attributes["name"], attributes.get("content", "")))
+        if tag == "script" and attributes.get("type") == "application/ld+json":
+            self._in_json_ld = True
+        if tag == "span" and "Z3988" in attributes.get("class", "").split():
+            self.coins.append(attributes["title"])
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_json_ld = False
+
+    def handle_data(self, data):
+        if self._in_json_ld:
+            self.json_ld.append(json.loads(data))
+
+
+def read(client, url: str) -> EmbeddedMetadata:
+    response = client.get(url)
+    assert response.status_code == 200
+    parser = EmbeddedMetadata()
+    parser.feed(response.content.decode())
+    return parser
+
+
+def test_it_prints_the_tags_of_a_journal_article():
+    fields = metadata.WorkFields(
+        title="{Demystifying Parallel and Distributed Deep Learning}",
+        authors=["Tal Ben-Nun", "Torsten Hoefler"],
+        year=2019,
+        entry_type="article",
+        journal="ACM Computing Surveys",
+        volume="52",
+        number="4",
+        pages="65:1--65:43",
+        publisher="ACM",
+        doi="10.1145/3320060",
+        arxiv_id="1802.09941",
+    )
+    assert metadata.citation_meta(fields, "http://x/works/k/") == [
+        ("citation_title", "Demystifying Parallel and Distributed Deep Learning"),
+        ("citation_author", "Tal Ben-Nun"),
+        ("citation_author", "Torsten Hoefler"),
+        ("citation_publication_date", "2019"),
+        ("citation_journal_title", "ACM Computing Surveys"),
+        ("citation_volume", "52"),
+        ("citation_issue", "4"),
+        ("citation_firstpage", "65:1"),
+        ("citation_lastpage", "65:43"),
+        ("citation_publisher", "ACM"),
+        ("citation_doi", "10.1145/3320060"),
+        ("citation_arxiv_id", "1802.09941"),
+        ("citation_abstract_html_url", "http://x/works/k/"),
+    ]
+
+
+def test_it_never_lets_a_title_close_the_json_ld_script():
+    text = metadata.json_ld({"name": "</script><b>&"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"name": "</script><b>&"}
+
+
+@pytest.mark.django_db
+def test_a_work_page_carries_the_tags_zotero_reads_and_they_match_the_record(client, survey):
+    work = Work.objects.get(key="bennun2018demystifying")
+    page = read(client, "/works/bennun2018demystifying/")
+    names = [a.author.name for a in work.authorships.select_related("author")]
+    assert page.tags == [
+        ("citation_title", work.title.strip("{}")),
+        *[("citation_author", name) for name in names],
+        ("citation_publication_date", str(work.year)),
+        ("citation_journal_title", work.journal),
+        ("citation_volume", work.volume),
+        ("citation_issue", work.number),
+        ("citation_firstpage", "65:1"),
+        ("citation_lastpage", "65:43"),
+        ("citation_publisher", work.publisher),
+        ("citation_doi", work.doi),
+        ("citation_arxiv_id", work.arxiv_id),
+        ("citation_abstract_html_url", "http://testserver/works/bennun2018demystifying/"),
+    ]
+    [article] = page.json_ld
+    assert article["@type"] == "ScholarlyArticle"
+    assert [author["name"] for author in article["author"]] == names
+    assert article["identifier"] == [
+        {"@type": "PropertyValue", "propertyID": "DOI", "value": "10.1145/3320060"},
+        {"@type": "PropertyValue", "propertyID": "arXiv", "value": "1802.09941"},
+    ]
+
+
+@pytest.mark.django_db
+def test_identifiers_read_on_stored_pages_are_links_with_their_source(client, survey):
+    work = Work.objects.get(key="bengio1994learning")
+    assert (work.doi, work.openalex_id) == ("10.1109/72.279181", "W2107878631")
+    assert work.field_sources["openalex"] == "https://www.pubindex.ai/paper/W2107878631"
+    html = client.get("/works/bengio1994learning/").content.decode()
+    assert '<a href="https://doi.org/10.1109/72.279181">10.1109/72.279181</a>' in html
+    assert '<a href="https://openalex.org/W2107878631">W2107878631</a>' in html
+    assert 'read on <a href="https://www.pubindex.ai/paper/W2107878631"' in html
+
+
+@pytest.mark.django_db
+def test_a_list_carries_one_coins_span_per_work(client, survey):
+    page = read(client, "/works/?q=hogwild")
+    assert page.coins
+    fields = dict(parse_qsl(page.coins[0]))
+    assert fields["ctx_ver"] == "Z39.88-2004"
+    assert "hogwild" in fields.get("rft.atitle", fields.get("rft.title", "")).lower()
