@@ -267,6 +267,12 @@ class WorkQuerySet(models.QuerySet):
         """Works whose searchable text (title, authors, venue, notes, the names and descriptions
         of their categories and techniques) holds every word of `text`, stemmed, annotated with
         `relevance` (higher is better). `prefix`: the last word may be unfinished (as typed)."""
+        found = fulltext.identifier(text)
+        if found:
+            field, value = found
+            return self.filter(**{f"{field}__iexact": value}).annotate(
+                relevance=models.Value(1.0, output_field=models.FloatField())
+            )
         query = fulltext.parse(text, prefix=prefix)
         if not query:
             return self.none().annotate(relevance=models.Value(0.0))
@@ -281,7 +287,7 @@ class WorkQuerySet(models.QuerySet):
         page of search results, in one query. "context" is a fragment of the authors, topics,
         venue and notes when it holds a match, else empty."""
         query = fulltext.parse(text, prefix=prefix)
-        if not query or not ids:
+        if not query or not ids or fulltext.identifier(text):
             return {}
         connection = connections[self.db]
         sql, params = highlights_sql(connection.vendor, query, len(ids))
