@@ -3,6 +3,7 @@ several spellings, works with their QuerySet, and the ordered authorships."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -18,6 +19,7 @@ from catalogue import search as fulltext
 from catalogue.constants import KEY_REGEX, WORK_FIELDS
 from catalogue.models.curation import Curated
 from catalogue.search_sql import FullTextRank, NotIndexed, highlights_sql
+from catalogue.source_kinds import SEED, source_kind
 
 KEY_VALIDATOR = RegexValidator(
     rf"^{KEY_REGEX}$",
@@ -33,6 +35,20 @@ class Era(models.TextChoices):
 
 
 ERA_FILTER_VALUES = [*Era.values, "all"]
+# A work's identifiers: field -> how the pages name it.
+IDENTIFIER_KINDS = {
+    "doi": "DOI",
+    "arxiv_id": "arXiv id",
+    "openalex_id": "OpenAlex id",
+    "url": "URL",
+}
+# The field_sources entry that says where each identifier was read.
+IDENTIFIER_SOURCES = {
+    "doi": "doi",
+    "arxiv_id": "arxiv",
+    "openalex_id": "openalex",
+    "url": "landing_url",
+}
 
 
 class Person(models.Model):
@@ -262,6 +278,44 @@ class WorkQuerySet(models.QuerySet):
             ((year, level, len(works)) for (year, level), works in counts.items()),
             key=lambda row: (row[0] or 0, row[1]),
         )
+
+    def identifier_report(self) -> dict:
+        """What the data-quality and sources pages say of identifiers, in one query: per era,
+        how many works hold each identifier (DOI, arXiv id, OpenAlex id, URL) and at least one;
+        and the kinds of page the recorded fields were read on, with how many fields each gave
+        (an identifier without a recorded page came with the survey's reference list)."""
+        eras = {era: Counter() for era in Era.values}
+        kinds: Counter = Counter()
+        rows = self.values_list("era", "doi", "arxiv_id", "openalex_id", "url", "field_sources")
+        for era, doi, arxiv_id, openalex_id, url, sources in rows:
+            held = dict(zip(IDENTIFIER_KINDS, (doi, arxiv_id, openalex_id, url), strict=True))
+            eras[era].update([name for name, value in held.items() if value])
+            eras[era]["works"] += 1
+            eras[era]["any"] += any(held.values())
+            kinds.update(source_kind(url) for url in (sources or {}).values())
+            kinds[SEED] += sum(
+                1
+                for name, value in held.items()
+                if value and era == Era.SURVEY and IDENTIFIER_SOURCES[name] not in (sources or {})
+            )
+        return {
+            "eras": [
+                {
+                    "era": era,
+                    "label": Era(era).label,
+                    "works": counts["works"],
+                    "with_any": counts["any"],
+                    "identifiers": [
+                        {"identifier": name, "label": label, "count": counts[name]}
+                        for name, label in IDENTIFIER_KINDS.items()
+                    ],
+                }
+                for era, counts in eras.items()
+            ],
+            "source_kinds": [
+                {"kind": kind, "fields": count} for kind, count in kinds.most_common() if count
+            ],
+        }
 
     def search(self, text: str, prefix: bool = False) -> WorkQuerySet:
         """Works whose searchable text (title, authors, venue, notes, the names and descriptions

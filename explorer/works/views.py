@@ -271,5 +271,6 @@ def sources(request):
         ),
         "provenance": dict(Citation.objects.values_list("provenance").annotate(n=Count("pk"))),
         "provenance_labels": dict(Provenance.choices),
+        "identifiers": Work.objects.identifier_report(),
     }
     return render(request, "works/sources.html", context)

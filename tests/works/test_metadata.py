@@ -132,3 +132,24 @@ def test_a_list_carries_one_coins_span_per_work(client, survey):
     fields = dict(parse_qsl(page.coins[0]))
     assert fields["ctx_ver"] == "Z39.88-2004"
     assert "hogwild" in fields.get("rft.atitle", fields.get("rft.title", "")).lower()
+
+
+@pytest.mark.django_db
+def test_data_quality_and_sources_give_the_share_of_each_identifier(client, survey):
+    report = Work.objects.identifier_report()
+    survey_era, after_era = report["eras"]
+    assert (survey_era["works"], survey_era["with_any"]) == (270, 146)
+    assert {row["identifier"]: row["count"] for row in survey_era["identifiers"]} == {
+        "doi": 20,
+        "arxiv_id": 96,
+        "openalex_id": 10,
+        "url": 51,
+    }
+    assert (after_era["works"], after_era["with_any"]) == (43, 43)
+    kinds = {row["kind"]: row["fields"] for row in report["source_kinds"]}
+    assert kinds["the survey's reference list"] == 80  # 67 arXiv ids, 1 DOI, 12 URLs
+    for url in ("/data-quality/", "/sources/"):
+        html = client.get(url).content.decode()
+        assert '<h2 id="identifiers">Identifiers</h2>' in html
+        assert "<td>in the survey</td><td>270</td>" in html
+        assert "146 (54%)" in html

@@ -275,7 +275,12 @@ def load_identities(path: Path) -> None:
 
 
 # identifiers.json field -> the Work field it fills when the BibTeX record leaves it empty.
-IDENTIFIER_FIELDS = {"doi": "doi", "arxiv": "arxiv_id", "openalex": "openalex_id", "landing_url": "url"}
+IDENTIFIER_FIELDS = {
+    "doi": "doi",
+    "arxiv": "arxiv_id",
+    "openalex": "openalex_id",
+    "landing_url": "url",
+}
 
 
 def read_identifiers(fixtures: Path) -> dict[str, dict]:
