@@ -73,6 +73,7 @@ def work_list(request):
     if searched.strip():
         _mark_matches(page.object_list, searched)
     context = {
+        "other_era": _other_era(request, works_filter) if searched.strip() else None,
         "filter": works_filter,
         "chips": [
             (label, _without(request, "page", *names))
@@ -87,6 +88,22 @@ def work_list(request):
     }
     template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
     return render(request, template, context)
+
+
+def _other_era(request, works_filter) -> dict | None:
+    """A search shown for one era: how many works of the other era match it too (one query)."""
+    era = works_filter.selected_era
+    if era not in ("survey", "after"):
+        return None
+    other = "after" if era == "survey" else "survey"
+    data = request.GET.copy()
+    data["era"] = other
+    data.pop("page", None)
+    other_filter = WorkFilter(data, queryset=Work.objects.all())
+    if not other_filter.is_valid():
+        return None
+    label = "after the survey" if other == "after" else "in the survey"
+    return {"era": other, "label": label, "count": other_filter.qs.count()}
 
 
 # Query parameters that change which works are listed (the others: which page, in what order).

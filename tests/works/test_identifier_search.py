@@ -2,6 +2,7 @@
 
 import pytest
 
+from catalogue.models import Work
 from catalogue.search import identifier
 
 
@@ -38,3 +39,19 @@ def test_a_doi_or_an_arxiv_id_finds_its_work(client, survey):
     assert keys(client, "/api/works/?q=2104.04473&era=after") == ["narayanan2021efficient"]
     html = client.get("/works/?q=https://doi.org/10.3115/v1/d14-1179").content.decode()
     assert 'href="/works/cho2014learning/"' in html
+
+
+@pytest.mark.django_db
+def test_a_search_in_one_era_says_how_many_works_of_the_other_match(client, survey):
+    html = client.get("/works/?q=pipelining").content.decode()
+    after = Work.objects.after_survey().search("pipelining").count()
+    assert after > 0
+    assert (
+        f'<p class="other-era"><strong>{after}</strong> works after the survey match this '
+        f'search too: <a href="?q=pipelining&amp;era=after">show them</a>.</p>'
+    ) in html
+    html = client.get("/works/?q=pipelining&era=after").content.decode()
+    survey_count = Work.objects.in_survey().search("pipelining").count()
+    assert f"<strong>{survey_count}</strong> works in the survey match this search" in html
+    assert 'class="other-era"' not in client.get("/works/?q=pipelining&era=all").content.decode()
+    assert 'class="other-era"' not in client.get("/works/").content.decode()
