@@ -272,6 +272,15 @@ def load_identities(path: Path) -> None:
     for group in table["left_apart"]:
         note = f"left apart from {' / '.join(group['spellings'])}: {group['reason']}"
         Author.objects.filter(name__in=group["spellings"]).update(person=None, identity_note=note)
+    # The table extended to the works after the survey (the same rule), applied over it.
+    extended = table.get("after_survey", {"people": [], "left_apart": []})
+    for entry in extended["people"]:
+        person, _ = Person.objects.get_or_create(name=entry["name"])
+        Author.objects.filter(name__in=entry["spellings"]).update(person=person, identity_note="")
+    for group in extended["left_apart"]:
+        note = f"left apart from {' / '.join(group['spellings'])}: {group['reason']}"
+        Author.objects.filter(name__in=group["spellings"]).update(person=None, identity_note=note)
+    Person.objects.filter(spellings__isnull=True).delete()  # a person the extension renamed
 
 
 # identifiers.json field -> the Work field it fills when the BibTeX record leaves it empty.
