@@ -6,10 +6,10 @@ from __future__ import annotations
 import hashlib
 
 from django import forms
-from django.forms.models import BaseInlineFormSet
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.forms.models import BaseInlineFormSet
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path
