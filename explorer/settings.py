@@ -258,8 +258,9 @@ SPECTACULAR_SETTINGS = {
         "Reading is anonymous; writes need a curator's session or token. Every error is the "
         "`Error` shape: {status, code, detail, errors}."
     ),
-    # Semantic versioning (README, "The API's contract"): 2.0.0 changed every error body.
-    "VERSION": "2.0.0",
+    # Semantic versioning (README, "The API's contract"): 2.0.0 changed every error body;
+    # 2.1.0 added `openalex_id` to the works.
+    "VERSION": "2.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies as their own components (no read-only id to send): generated clients work.
     "COMPONENT_SPLIT_REQUEST": True,

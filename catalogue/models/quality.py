@@ -8,7 +8,7 @@ from django.db import models
 
 from catalogue.models.costs import CostModel, FormulaStatus
 from catalogue.models.taxonomy import Category, CategoryStatus
-from catalogue.models.works import Author
+from catalogue.models.works import Author, Work
 
 
 def _counted(values: Iterable[str], choices: type[models.TextChoices]) -> list[dict]:
@@ -23,7 +23,8 @@ def _counted(values: Iterable[str], choices: type[models.TextChoices]) -> list[d
 
 def fidelity_report() -> dict:
     """What the data-quality page says of the catalogue's own claims: cost models and categories
-    by status (every status, zero counts included), and the author identity table. Four queries."""
+    by status (every status, zero counts included), the author identity table, and the works'
+    identifiers with the kinds of page they were read on. Five queries."""
     return {
         "cost_model_statuses": _counted(
             CostModel.objects.values_list("status", flat=True), FormulaStatus
@@ -32,4 +33,5 @@ def fidelity_report() -> dict:
             Category.objects.values_list("status", flat=True), CategoryStatus
         ),
         "identities": Author.objects.identity_report(),
+        "identifiers": Work.objects.identifier_report(),
     }

@@ -3,6 +3,7 @@ several spellings, works with their QuerySet, and the ordered authorships."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -18,6 +19,7 @@ from catalogue import search as fulltext
 from catalogue.constants import KEY_REGEX, WORK_FIELDS
 from catalogue.models.curation import Curated
 from catalogue.search_sql import FullTextRank, NotIndexed, highlights_sql
+from catalogue.source_kinds import SEED, source_kind
 
 KEY_VALIDATOR = RegexValidator(
     rf"^{KEY_REGEX}$",
@@ -33,6 +35,20 @@ class Era(models.TextChoices):
 
 
 ERA_FILTER_VALUES = [*Era.values, "all"]
+# A work's identifiers: field -> how the pages name it.
+IDENTIFIER_KINDS = {
+    "doi": "DOI",
+    "arxiv_id": "arXiv id",
+    "openalex_id": "OpenAlex id",
+    "url": "URL",
+}
+# The field_sources entry that says where each identifier was read.
+IDENTIFIER_SOURCES = {
+    "doi": "doi",
+    "arxiv_id": "arxiv",
+    "openalex_id": "openalex",
+    "url": "landing_url",
+}
 
 
 class Person(models.Model):
@@ -263,10 +279,54 @@ class WorkQuerySet(models.QuerySet):
             key=lambda row: (row[0] or 0, row[1]),
         )
 
+    def identifier_report(self) -> dict:
+        """What the data-quality and sources pages say of identifiers, in one query: per era,
+        how many works hold each identifier (DOI, arXiv id, OpenAlex id, URL) and at least one;
+        and the kinds of page the recorded fields were read on, with how many fields each gave
+        (an identifier without a recorded page came with the survey's reference list)."""
+        eras = {era: Counter() for era in Era.values}
+        kinds: Counter = Counter()
+        rows = self.values_list("era", "doi", "arxiv_id", "openalex_id", "url", "field_sources")
+        for era, doi, arxiv_id, openalex_id, url, sources in rows:
+            held = dict(zip(IDENTIFIER_KINDS, (doi, arxiv_id, openalex_id, url), strict=True))
+            eras[era].update([name for name, value in held.items() if value])
+            eras[era]["works"] += 1
+            eras[era]["any"] += any(held.values())
+            kinds.update(source_kind(url) for url in (sources or {}).values())
+            kinds[SEED] += sum(
+                1
+                for name, value in held.items()
+                if value and era == Era.SURVEY and IDENTIFIER_SOURCES[name] not in (sources or {})
+            )
+        return {
+            "eras": [
+                {
+                    "era": era,
+                    "label": Era(era).label,
+                    "works": counts["works"],
+                    "with_any": counts["any"],
+                    "identifiers": [
+                        {"identifier": name, "label": label, "count": counts[name]}
+                        for name, label in IDENTIFIER_KINDS.items()
+                    ],
+                }
+                for era, counts in eras.items()
+            ],
+            "source_kinds": [
+                {"kind": kind, "fields": count} for kind, count in kinds.most_common() if count
+            ],
+        }
+
     def search(self, text: str, prefix: bool = False) -> WorkQuerySet:
         """Works whose searchable text (title, authors, venue, notes, the names and descriptions
         of their categories and techniques) holds every word of `text`, stemmed, annotated with
         `relevance` (higher is better). `prefix`: the last word may be unfinished (as typed)."""
+        found = fulltext.identifier(text)
+        if found:
+            field, value = found
+            return self.filter(**{f"{field}__iexact": value}).annotate(
+                relevance=models.Value(1.0, output_field=models.FloatField())
+            )
         query = fulltext.parse(text, prefix=prefix)
         if not query:
             return self.none().annotate(relevance=models.Value(0.0))
@@ -281,7 +341,7 @@ class WorkQuerySet(models.QuerySet):
         page of search results, in one query. "context" is a fragment of the authors, topics,
         venue and notes when it holds a match, else empty."""
         query = fulltext.parse(text, prefix=prefix)
-        if not query or not ids:
+        if not query or not ids or fulltext.identifier(text):
             return {}
         connection = connections[self.db]
         sql, params = highlights_sql(connection.vendor, query, len(ids))
@@ -338,6 +398,13 @@ class Work(Curated):
     arxiv_id = models.CharField("arXiv id", max_length=40, blank=True)
     doi = models.CharField("DOI", max_length=200, blank=True)
     url = models.URLField("URL", max_length=500, blank=True)
+    openalex_id = models.CharField(
+        "OpenAlex id",
+        max_length=20,
+        blank=True,
+        validators=[RegexValidator(r"^W\d+$", "An OpenAlex work id: W and digits (W2107878631).")],
+        help_text="The OpenAlex work id (W...), as a stored OpenAlex record printed it.",
+    )
     note = models.TextField(blank=True)
     abstract = models.TextField(blank=True)
     survey_ref = models.PositiveSmallIntegerField(
@@ -369,7 +436,8 @@ class Work(Curated):
     field_sources = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Field name -> the URL that field was read from (post-survey works).",
+        help_text="Field name -> the URL that field was read from (the fields of the works after "
+        "the survey, and the identifiers: doi, arxiv, openalex, landing_url).",
     )
 
     objects = WorkQuerySet.as_manager()

@@ -55,6 +55,7 @@ class WorkListSerializer(serializers.ModelSerializer):
             "arxiv_id",
             "doi",
             "url",
+            "openalex_id",
             "categories",
             "api_url",
             "html_url",
@@ -92,6 +93,7 @@ WORK_ROW_FIELDS = [
     "arxiv_id",
     "doi",
     "url",
+    "openalex_id",
 ]
 
 
@@ -134,6 +136,7 @@ def work_row(work: Mapping, authors: list[str], categories: list[dict], links: W
         "arxiv_id": work["arxiv_id"],
         "doi": work["doi"],
         "url": work["url"],
+        "openalex_id": work["openalex_id"],
         "categories": categories,
         "api_url": links.api(work["key"]),
         "html_url": links.html(work["key"]),

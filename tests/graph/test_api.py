@@ -459,12 +459,39 @@ def test_it_answers_404_for_an_unknown_work_and_400_for_a_bad_top(catalogue, cli
     assert response.json()["errors"] == {"top": ["must be a whole number from 1 to 50, not '0'"]}
 
 
+def shares(works: int, with_any: int, doi: int = 0, arxiv: int = 0, url: int = 0) -> list:
+    counts = {"doi": doi, "arxiv_id": arxiv, "openalex_id": 0, "url": url}
+    labels = {"doi": "DOI", "arxiv_id": "arXiv id", "openalex_id": "OpenAlex id", "url": "URL"}
+    return {
+        "works": works,
+        "with_any": with_any,
+        "identifiers": [
+            {"identifier": name, "label": labels[name], "count": count}
+            for name, count in counts.items()
+        ],
+    }
+
+
 def test_it_reports_data_quality(catalogue, client):
-    make_work("orphan", title="Orphan", year=2000, survey_ref=4)
+    make_work(
+        "orphan",
+        title="Orphan",
+        year=2000,
+        survey_ref=4,
+        doi="10.1/orphan",
+        field_sources={"doi": "https://api.openalex.org/works/doi:10.1/orphan"},
+    )
     document = client.get("/api/data-quality/").json()
     fidelity = [document.pop(name) for name in ("cost_model_statuses", "category_statuses")]
     assert [sum(row["count"] for row in rows) for rows in fidelity] == [0, 3]
     assert document.pop("identities")["people"] == []
+    assert document.pop("identifiers") == {
+        "eras": [
+            {"era": "survey", "label": "in the survey", **shares(5, 1, doi=1)},
+            {"era": "after", "label": "after the survey", **shares(0, 0)},
+        ],
+        "source_kinds": [{"kind": "OpenAlex record (through a page showing it)", "fields": 1}],
+    }
     assert document == {
         "coverage": {
             "works": 5,

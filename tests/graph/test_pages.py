@@ -223,8 +223,9 @@ def test_it_shows_data_quality_in_constant_queries(small, client, django_assert_
     # One more query than the view itself makes: the catalogue version that keys the
     # response cache (explorer/web/middleware.py).
     # 1. graph version; 2. works with their category codes; 3. citations; 4-7 the statuses of
-    # cost models and categories, the people and the spellings left apart (fidelity_report)
-    with django_assert_num_queries(8):
+    # cost models and categories, the people and the spellings left apart, 8 the works'
+    # identifiers and their sources (fidelity_report)
+    with django_assert_num_queries(9):
         response = client.get("/data-quality/")
     assert response.status_code == 200
     # the whole response is cached: 1. the catalogue version

@@ -59,6 +59,7 @@ LAVIN_LIST_ITEM = {
     "arxiv_id": "",
     "doi": "",
     "url": "",
+    "openalex_id": "",
     "categories": [
         {
             "code": "ops-conv",
@@ -434,3 +435,14 @@ def test_it_gives_every_work_searches_to_find_it(client, small_catalogue):
     work = small_catalogue["hogwild"]
     work.refresh_from_db()
     assert (work.url, work.doi, work.extra_fields) == ("", "", {})
+
+
+def test_the_api_docs_are_a_page_of_the_site_drawn_from_the_schema(client, db):
+    """Issue 28: /api/docs/ passes axe: a server-rendered page (lang, the site's colours, no
+    nested controls, no script from a CDN) listing every operation of the schema."""
+    html = client.get("/api/docs/").content.decode()
+    assert '<html lang="en">' in html
+    assert "<code>GET /api/works/</code>" in html
+    assert "<td><code>q</code></td><td>query</td>" in html
+    assert "cdn" not in html.lower()
+    assert "swagger" not in html.lower()
