@@ -254,9 +254,13 @@ class WorkAdmin(CuratedAdmin):
         if not plan.ok:
             messages.error(request, "The file has errors; nothing was imported.")
             return redirect("admin:catalogue_work_upload_bibtex")
-        bibtex.apply_import(plan)
+        # Each difference on a stored work is written only if the curator ticked it.
+        ticked = {tuple(value.split(" ", 1)) for value in request.POST.getlist("apply")}
+        applied = bibtex.apply_import(plan, accepted=ticked)
         del request.session[SESSION_UPLOAD_KEY]
-        messages.success(request, f"Imported: {plan.summary()}")
+        messages.success(
+            request, f"Imported: {plan.summary()}; fields written on stored works: {len(applied)}"
+        )
         return redirect("admin:catalogue_work_changelist")
 
 

@@ -10,6 +10,7 @@ catalogue to say what an import would change, and `apply_import` writes it in on
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -39,8 +40,10 @@ MAX_FIELD_LENGTHS = {
     "arxiv_id": 40,
     "source_url": 500,
 }
-# A work after the survey says so (era = {after}) and where its metadata was read (sourceurl).
-ERAS = ("survey", "after")
+# A work after the survey says so (era = {after}) and where its metadata was read (sourceurl);
+# a work a curator adds without a source is "curated" (added by curators). The survey is closed:
+# "survey" names only its 270 works, which the fixtures hold.
+ERAS = ("survey", "after", "curated")
 SOURCE_URL_PATTERN = re.compile(r"^https?://[^\s{}]+$")
 # Authors are split on "and" at brace depth zero; "others" is BibTeX for "et al.".
 AND_SPLIT = re.compile(r"\s+and\s+", re.IGNORECASE)
@@ -72,7 +75,7 @@ class WorkRecord:
     abstract: str = ""
     arxiv_id: str = ""
     survey_ref: int | None = None
-    era: str = "survey"
+    era: str = ""  # as the file says; "" when it does not (the import decides)
     source_url: str = ""
     extra_fields: dict[str, str] = field(default_factory=dict)
     line: int | None = None
@@ -199,10 +202,11 @@ def _parse_survey_ref(text: str) -> int | None:
 
 
 def _parse_era(values: dict[str, str], survey_ref: int | None) -> tuple[str, str]:
-    """(era, source URL): an entry without `era` is in the survey, as every entry was before."""
-    era = values.pop("era", "survey").strip().lower()
+    """(era, source URL) as the entry gives them ("" when it gives no era: a new work is then
+    added by curators, an existing one keeps its era)."""
+    era = values.pop("era", "").strip().lower()
     source_url = values.pop("sourceurl", "").strip()
-    if era not in ERAS:
+    if era and era not in ERAS:
         raise BibtexError(f"era {era!r} is not one of: {', '.join(ERAS)}")
     if source_url and not SOURCE_URL_PATTERN.match(source_url):
         raise BibtexError(f"sourceurl {source_url!r} is not an http(s) URL")
@@ -289,7 +293,7 @@ def entry_from_record(record: WorkRecord) -> Entry:
         fields += [Field("eprint", record.arxiv_id), Field("archiveprefix", "arXiv")]
     if record.survey_ref is not None:
         fields.append(Field("surveyref", str(record.survey_ref)))
-    if record.era != "survey":  # the survey's entries stay as they were
+    if record.era and record.era != "survey":  # the survey's entries stay as they were
         fields.append(Field("era", record.era))
     if record.source_url:
         fields.append(Field("sourceurl", record.source_url))
@@ -329,13 +333,26 @@ def export_works(works) -> str:
 
 
 @dataclass
+class Update:
+    """An entry that is a work of the catalogue: what differs between the stored work and the
+    file, field by field (stored, file). Applied only field by field, as a curator chooses."""
+
+    key: str  # the stored work's key
+    record: WorkRecord  # the entry as the file says it
+    changes: dict[str, tuple[object, object]]
+    matched_by: str = ""  # how an entry under another key was found to be this work
+
+
+@dataclass
 class ImportPlan:
     """What importing a file would do. Nothing is written while `errors` is not empty."""
 
     create: list[WorkRecord] = field(default_factory=list)
-    update: list[tuple[WorkRecord, dict[str, tuple[object, object]]]] = field(default_factory=list)
+    update: list[Update] = field(default_factory=list)
     unchanged: list[WorkRecord] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
+    same_work: list[str] = field(default_factory=list)  # "entry x: same work as y (by DOI)"
+    kept: list[str] = field(default_factory=list)  # what an import never changes, and said so
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -344,9 +361,86 @@ class ImportPlan:
 
     def summary(self) -> str:
         return (
-            f"{len(self.create)} new, {len(self.update)} changed, {len(self.unchanged)} unchanged, "
+            f"{len(self.create)} new, {len(self.update)} with differences, "
+            f"{len(self.unchanged)} unchanged, {len(self.same_work)} matched under another key, "
             f"{len(self.duplicates)} duplicates skipped, {len(self.errors)} errors"
         )
+
+
+# What an import never changes on a stored work: its era (the survey is closed), the source of
+# its metadata, its survey reference number.
+NEVER_IMPORTED = ("era", "source_url", "survey_ref")
+ARXIV_IN_TEXT = re.compile(
+    r"(?:arxiv(?:\.org/(?:abs|pdf)/|\s*(?:preprint)?\s*(?:arxiv)?\s*:?\s*))"
+    r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?",
+    re.IGNORECASE,
+)
+ARXIV_TEXT_FIELDS = ("journal", "note", "url", "booktitle")
+ARXIV_EXTRA_FIELDS = ("howpublished", "eprint")
+
+
+def arxiv_id_of(record: WorkRecord) -> str:
+    """The arXiv id wherever reference managers put it: eprint (with archivePrefix or
+    eprinttype), or text such as "arXiv preprint arXiv:1811.06965" in journal, note or
+    howpublished, or an arxiv.org URL."""
+    if record.arxiv_id:
+        return record.arxiv_id
+    texts = [getattr(record, name) for name in ARXIV_TEXT_FIELDS]
+    texts += [record.extra_fields.get(name, "") for name in ARXIV_EXTRA_FIELDS]
+    for text in texts:
+        if match := ARXIV_IN_TEXT.search(text or ""):
+            return match.group(1)
+    return ""
+
+
+def normalised_title(title: str) -> str:
+    """Case, braces, TeX accents and punctuation removed: "{GPipe}: Efficient {T}raining" and
+    "Gpipe - efficient training" are one title."""
+    text = display_text(title) if "\\" in title or "{" in title else title
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
+
+
+def first_surname(authors: list[str]) -> str:
+    return normalised_title(person_name(authors[0]).family) if authors else ""
+
+
+class Identities:
+    """The catalogue's works by key, DOI, arXiv id and normalised title, to find the work an
+    entry describes under whatever key the file gives it."""
+
+    def __init__(self, works) -> None:
+        self.by_key: dict[str, object] = {}
+        self.by_doi: dict[str, str] = {}
+        self.by_arxiv: dict[str, str] = {}
+        self.by_title: dict[str, list[tuple[str, int | None, str]]] = {}
+        for work in works:
+            self.add(work.key, work.doi, work.arxiv_id, work.title, work.year, work.author_names)
+            self.by_key[work.key] = work
+
+    def add(self, key, doi, arxiv, title, year, authors) -> None:
+        if doi:
+            self.by_doi.setdefault(doi.lower(), key)
+        if arxiv:
+            self.by_arxiv.setdefault(arxiv.lower(), key)
+        entry = (key, year, first_surname(authors))
+        self.by_title.setdefault(normalised_title(title), []).append(entry)
+
+    def match(self, record: WorkRecord, arxiv: str) -> tuple[str, str] | None:
+        """(key, how) of the work this entry is, or None for a new work."""
+        if record.key in self.by_key:
+            return record.key, "key"
+        if record.doi and (key := self.by_doi.get(record.doi.lower())):
+            return key, f"DOI {record.doi}"
+        if arxiv and (key := self.by_arxiv.get(arxiv.lower())):
+            return key, f"arXiv id {arxiv}"
+        surname = first_surname(record.authors)
+        for key, year, stored_surname in self.by_title.get(normalised_title(record.title), []):
+            near = record.year is None or year is None or abs(record.year - year) <= 1
+            if near and surname and surname == stored_surname:
+                return key, "title, year and first author"
+        return None
 
 
 def plan_import(text: str) -> ImportPlan:
@@ -356,70 +450,130 @@ def plan_import(text: str) -> ImportPlan:
     plan = ImportPlan(errors=list(parsed.errors))
     if not parsed.records:
         return plan
-    existing = {w.key: w for w in Work.objects.for_list()}
-    owner_of = _identifier_owners(existing.values())
+    identities = Identities(Work.objects.for_list())
+    planned: set[str] = set()  # the stored works and new keys this file already speaks for
     for record in parsed.records:
-        if duplicate := _duplicate_of(record, owner_of):
-            plan.duplicates.append(duplicate)
+        arxiv = arxiv_id_of(record)
+        found = identities.match(record, arxiv)
+        if found is None:
+            _plan_new(plan, record, arxiv, identities)
+            planned.add(record.key)
             continue
-        _claim_identifiers(record, owner_of)
-        if record.key not in existing:
-            plan.create.append(record)
+        key, how = found
+        where = f"entry {record.key!r} (line {record.line})"
+        if key in planned:
+            plan.duplicates.append(
+                f"{where}: the same work as {key!r}, earlier in this file; skipped"
+            )
             continue
-        before = record_from_work(existing[record.key]).comparable()
-        changes = {
-            name: (before[name], value)
-            for name, value in record.comparable().items()
-            if before[name] != value
-        }
-        if changes:
-            plan.update.append((record, changes))
-        else:
-            plan.unchanged.append(record)
+        planned.add(key)
+        if key not in identities.by_key:  # a work new in this file, matched again
+            continue
+        if key != record.key:
+            plan.same_work.append(f"{where}: same work as {key} (by {how})")
+        _plan_existing(
+            plan, record, arxiv, identities.by_key[key], how if key != record.key else ""
+        )
     return plan
 
 
-def _identifier_owners(works) -> dict[tuple[str, str], str]:
-    owners = {}
-    for work in works:
-        for kind in ("doi", "arxiv_id"):
-            if value := getattr(work, kind):
-                owners[(kind, value.lower())] = work.key
-    return owners
+def _plan_new(plan: ImportPlan, record: WorkRecord, arxiv: str, identities: Identities) -> None:
+    where = f"entry {record.key!r} (line {record.line})"
+    if record.era == "survey" or record.survey_ref is not None:
+        plan.errors.append(
+            f"{where}: the survey is closed (its 270 works are the fixtures'), and this entry is "
+            "none of them; remove its era = {survey} / surveyref, and it is added as a work "
+            "added by curators"
+        )
+        return
+    record.era = record.era or "curated"
+    record.arxiv_id = arxiv
+    identities.add(record.key, record.doi, arxiv, record.title, record.year, record.authors)
+    plan.create.append(record)
 
 
-def _duplicate_of(record: WorkRecord, owner_of: dict[tuple[str, str], str]) -> str | None:
-    for kind, label in (("doi", "DOI"), ("arxiv_id", "arXiv id")):
-        value = getattr(record, kind)
-        owner = owner_of.get((kind, value.lower())) if value else None
-        if owner and owner != record.key:
-            return (
-                f"entry {record.key!r} (line {record.line}): same {label} {value} as {owner!r}; "
-                "skipped"
+def _plan_existing(plan: ImportPlan, record: WorkRecord, arxiv: str, work, matched_by: str):
+    stored = record_from_work(work)
+    for name in NEVER_IMPORTED:
+        given = getattr(record, name)
+        if given not in ("", None) and given != getattr(stored, name):
+            plan.kept.append(
+                f"kept the {name} of {work.key} ({getattr(stored, name)!r}; the file says "
+                f"{given!r}): an import never changes it"
             )
-    return None
+    record.arxiv_id = arxiv
+    # The other BibTeX fields one by one: a field the file leaves out is kept.
+    record.extra_fields = stored.extra_fields | record.extra_fields
+    before, after = stored.comparable(), record.comparable()
+    changes = {
+        name: (before[name], value)
+        for name, value in after.items()
+        if name not in NEVER_IMPORTED and _given(value) and not _same(name, value, before[name])
+    }
+    if changes:
+        plan.update.append(Update(work.key, record, changes, matched_by))
+    else:
+        plan.unchanged.append(record)
 
 
-def _claim_identifiers(record: WorkRecord, owner_of: dict[tuple[str, str], str]) -> None:
-    for kind in ("doi", "arxiv_id"):
-        if value := getattr(record, kind):
-            owner_of[(kind, value.lower())] = record.key
+def _same(name: str, value: object, stored: object) -> bool:
+    """Equal, or the same up to how it is written: a title up to case, braces and accents
+    commands; authors up to name order ("Huang, Yanping" is "Yanping Huang")."""
+    if value == stored:
+        return True
+    if name == "title":
+        return normalised_title(str(value)) == normalised_title(str(stored))
+    if name == "authors":
+        return [_spelled(n) for n in value] == [_spelled(n) for n in stored]
+    return False
 
 
-def apply_import(plan: ImportPlan) -> None:
-    """Write a clean plan in one transaction; refuse a plan with errors."""
+def _spelled(name: str) -> tuple[str, str]:
+    parts = person_name(name)
+    return normalised_title(parts.family), normalised_title(parts.given)
+
+
+def _given(value: object) -> bool:
+    """A field the file gives: an empty or absent one never erases what is stored."""
+    return value not in ("", None, [], {}, False)
+
+
+def apply_import(plan: ImportPlan, accepted=None) -> list[str]:
+    """Write a clean plan in one transaction: the new works, and of the differences only those
+    `accepted` says (a set of (key, field), or True for all: `--update`). Returns one line per
+    field applied. Refuses a plan with errors."""
     from django.db import transaction
 
+    from catalogue.graph import bump_generation
     from catalogue.models import Work
 
     if not plan.ok:
         raise BibtexError("the file has errors; nothing was imported")
-    from catalogue.graph import bump_generation
-
+    applied = []
     with transaction.atomic():
         # What an import sets is a curator's choice: load_survey keeps it (see load_survey).
         for record in plan.create:
             Work.objects.save_record(record, curated=record.comparable())
-        for record, changes in plan.update:
-            Work.objects.save_record(record, curated=changes)
+        for update in plan.update:
+            names = [
+                name
+                for name in update.changes
+                if accepted is True or (accepted and (update.key, name) in accepted)
+            ]
+            if names:
+                _apply_fields(Work.objects.get(key=update.key), update.record, names)
+                applied += [f"{update.key}: {name}" for name in names]
         transaction.on_commit(bump_generation)  # author lists are written in bulk
+    return applied
+
+
+def _apply_fields(work, record: WorkRecord, names: list[str]) -> None:
+    for name in names:
+        if name != "authors":
+            setattr(work, name, getattr(record, name))
+    if {"journal", "booktitle", "extra_fields"} & set(names):
+        work.venue = record.venue
+    work.mark_curated(names)
+    work.save()
+    if "authors" in names:
+        work.set_authors(record.authors)

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.functional import cached_property
 
 from catalogue import search as fulltext
-from catalogue.constants import KEY_REGEX, WORK_FIELDS
+from catalogue.constants import KEY_REGEX, SURVEY_KEY, WORK_FIELDS
 from catalogue.models.curation import Curated
 from catalogue.search_sql import FullTextRank, NotIndexed, highlights_sql
 from catalogue.source_kinds import SEED, source_kind
@@ -28,13 +28,19 @@ KEY_VALIDATOR = RegexValidator(
 
 
 class Era(models.TextChoices):
-    """Whether a work belongs to the survey (the survey and its bibliography) or came after it."""
+    """Whether a work belongs to the survey (the survey and its bibliography), came after it
+    (with the source of its metadata), or was added by a curator (an import, the admin).
+
+    The survey is closed: its era holds the survey and its 269 references, as the fixtures say,
+    and no door moves a work into it or out of it (Work.clean and a database constraint)."""
 
     SURVEY = "survey", "in the survey"
     AFTER = "after", "after the survey"
+    CURATED = "curated", "added by curators"
 
 
 ERA_FILTER_VALUES = [*Era.values, "all"]
+SURVEY_REFERENCES = 269  # the entries of the survey's bibliography (arXiv v2 numbering)
 # A work's identifiers: field -> how the pages name it.
 IDENTIFIER_KINDS = {
     "doi": "DOI",
@@ -453,8 +459,14 @@ class Work(Curated):
             models.CheckConstraint(condition=Q(era__in=Era.values), name="work_era_valid"),
             # A work after the survey says where its metadata comes from, and is no survey ref.
             models.CheckConstraint(
-                condition=Q(era=Era.SURVEY) | (~Q(source_url="") & Q(survey_ref__isnull=True)),
+                condition=~Q(era=Era.AFTER) | (~Q(source_url="") & Q(survey_ref__isnull=True)),
                 name="work_after_survey_sourced",
+            ),
+            # Only a work of the survey has a survey reference number (the rule on moving
+            # works in and out of the survey is Work.save's: a CHECK cannot see the old row).
+            models.CheckConstraint(
+                condition=Q(era=Era.SURVEY) | Q(survey_ref__isnull=True),
+                name="work_survey_ref_only_in_survey",
             ),
             models.UniqueConstraint(fields=["doi"], condition=~Q(doi=""), name="work_unique_doi"),
             models.UniqueConstraint(
@@ -476,7 +488,48 @@ class Work(Curated):
     def get_absolute_url(self) -> str:
         return reverse("works:work-detail", args=[self.key])
 
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        work = super().from_db(db, field_names, values)
+        work.stored_era = work.__dict__.get("era")  # what the database holds, for the rule below
+        return work
+
+    def moving_errors(self) -> dict[str, str]:
+        """The survey is closed: no work enters its era or leaves it (its 270 works are the
+        fixtures'). Messages by field, empty when the rule holds."""
+        stored = getattr(self, "stored_era", None)
+        if stored is not None and stored != self.era and Era.SURVEY in (stored, self.era):
+            direction = "out of" if stored == Era.SURVEY else "into"
+            return {
+                "era": f"The survey is closed: a work cannot be moved {direction} it (its 270 "
+                f"works are the fixtures'). {self.key} stays {Era(stored).label}."
+            }
+        return {}
+
+    def adding_errors(self) -> dict[str, str]:
+        """A new work of the survey must be one of its references (1-269) or the survey."""
+        if self.pk is None and self.era == Era.SURVEY and self.key != SURVEY_KEY:
+            if self.survey_ref is None or not 1 <= self.survey_ref <= SURVEY_REFERENCES:
+                return {
+                    "era": "The survey is closed: its works are the survey and its 269 "
+                    "references. A work a curator adds is 'added by curators' (or 'after the "
+                    "survey', with its source)."
+                }
+        if self.era != Era.SURVEY and self.survey_ref is not None:
+            return {"survey_ref": "Only a work of the survey has a survey reference number."}
+        return {}
+
+    def save(self, *args, **kwargs) -> None:
+        # Every door that changes a work (admin, imports, API, shell) comes through here.
+        if errors := self.moving_errors():
+            raise ValidationError(errors)
+        super().save(*args, **kwargs)
+        self.stored_era = self.era
+
     def clean(self) -> None:
+        # The forms that add works (the admin's) and imports check both rules.
+        if errors := self.moving_errors() | self.adding_errors():
+            raise ValidationError(errors)
         if self.era == Era.AFTER:
             errors = {}
             if not self.source_url:

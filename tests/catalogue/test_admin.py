@@ -80,7 +80,7 @@ def test_it_previews_an_upload_then_imports_it_on_confirm(curator_client):
     upload = SimpleUploadedFile("new.bib", UPLOAD, content_type="text/plain")
     preview = curator_client.post("/admin/catalogue/work/upload-bibtex/", {"file": upload})
     assert preview.status_code == 200
-    assert b"1 new, 0 changed" in preview.content
+    assert b"1 new, 0 with differences" in preview.content
     assert not Work.objects.filter(key="newwork2018").exists()
 
     confirm = curator_client.post(
@@ -180,7 +180,7 @@ def test_it_imports_a_later_work_only_with_its_source_url(curator_client):
     )
     upload = SimpleUploadedFile("late.bib", body, content_type="text/plain")
     preview = curator_client.post("/admin/catalogue/work/upload-bibtex/", {"file": upload})
-    assert b"1 new, 0 changed" in preview.content
+    assert b"1 new, 0 with differences" in preview.content
     curator_client.post(
         "/admin/catalogue/work/upload-bibtex/",
         {"confirm": "1", "digest": preview.context["digest"]},

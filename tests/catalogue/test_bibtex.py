@@ -19,6 +19,10 @@ ACCENTED = r"""@inproceedings{muller2017uber,
 }
 """
 
+# The same entry as a reference manager exports it: no surveyref, no era (a new work is then
+# added by curators: the survey is closed).
+IMPORTED = ACCENTED.replace("  surveyref = {3},\n", "")
+
 BROKEN = r"""@article{good2017, title = {Fine}, year = {2017}}
 @article{badyear, title = {Bad year}, year = {20x7}}
 @article{notitle, year = {2016}}
@@ -106,54 +110,64 @@ def test_it_imports_nothing_when_one_entry_is_bad(tmp_path):
 @pytest.mark.django_db
 def test_it_imports_then_reports_nothing_new_on_a_second_run(tmp_path):
     path = tmp_path / "one.bib"
-    path.write_text(ACCENTED, encoding="utf-8")
+    path.write_text(IMPORTED, encoding="utf-8")
     call_command("import_bibtex", str(path))
     work = Work.objects.get(key="muller2017uber")
     assert work.author_names == [r"D. M{\"u}ller", r"J. Ser{\'e}"]
-    assert work.authors_truncated
-    plan = bibtex.plan_import(ACCENTED)
+    assert work.authors_truncated and work.era == "curated"
+    plan = bibtex.plan_import(IMPORTED)
     assert (len(plan.create), len(plan.update), len(plan.unchanged)) == (0, 0, 1)
 
 
 @pytest.mark.django_db
 def test_it_dry_run_writes_nothing(tmp_path, capsys):
     path = tmp_path / "one.bib"
-    path.write_text(ACCENTED, encoding="utf-8")
+    path.write_text(IMPORTED, encoding="utf-8")
     call_command("import_bibtex", str(path), "--dry-run")
     assert "Dry run, nothing written: 1 new" in capsys.readouterr().out
     assert not Work.objects.exists()
 
 
 @pytest.mark.django_db
-def test_it_reports_duplicates_by_doi_or_arxiv_and_never_doubles_them():
+def test_it_refuses_to_add_a_work_to_the_survey():
+    plan = bibtex.plan_import(ACCENTED)  # surveyref = {3}: a claim on the closed survey
+    assert not plan.ok and not plan.create
+    [error] = plan.errors
+    assert error.startswith("entry 'muller2017uber' (line 1): the survey is closed")
+
+
+@pytest.mark.django_db
+def test_it_matches_an_entry_under_another_key_by_arxiv_id_and_never_doubles_it():
     make_work(key="theirs2017", arxiv_id="1704.05021")
-    plan = bibtex.plan_import(ACCENTED)
+    plan = bibtex.plan_import(IMPORTED)
     assert plan.ok and not plan.create
-    assert plan.duplicates == [
-        "entry 'muller2017uber' (line 1): same arXiv id 1704.05021 as 'theirs2017'; skipped"
+    assert plan.same_work == [
+        "entry 'muller2017uber' (line 1): same work as theirs2017 (by arXiv id 1704.05021)"
     ]
-    bibtex.apply_import(plan)
+    bibtex.apply_import(plan, accepted=True)
     assert Work.objects.count() == 1
 
 
 @pytest.mark.django_db
 def test_it_previews_the_fields_an_update_changes():
     make_work(key="muller2017uber", title="Old title", year=2017, entry_type="inproceedings")
-    plan = bibtex.plan_import(ACCENTED)
-    [(record, changes)] = plan.update
-    assert changes["title"] == ("Old title", r"The {\"U}ber {GPU}: {Winograd} at {S}cale")
-    assert "year" not in changes
+    plan = bibtex.plan_import(IMPORTED)
+    [update] = plan.update
+    assert update.changes["title"] == ("Old title", r"The {\"U}ber {GPU}: {Winograd} at {S}cale")
+    assert "year" not in update.changes
 
 
 @pytest.mark.django_db
 def test_it_exports_what_it_imported(tmp_path, capsys):
     path = tmp_path / "one.bib"
-    path.write_text(ACCENTED, encoding="utf-8")
+    path.write_text(IMPORTED, encoding="utf-8")
     call_command("import_bibtex", str(path))
     capsys.readouterr()
     call_command("export_bibtex")
     exported = capsys.readouterr().out
-    assert exported == bibtex.write_bibtex(bibtex.parse_bibtex(ACCENTED).records)
+    [record] = bibtex.parse_bibtex(IMPORTED).records
+    record.era = "curated"  # what the import made of an entry without era
+    assert exported == bibtex.write_bibtex([record])
 
 
 AFTER = """@inproceedings{huang2019gpipe,
@@ -176,7 +190,7 @@ def test_it_reads_the_era_and_source_url_and_writes_them_back():
     )
     assert bibtex.write_bibtex([record]) == AFTER
     survey_entry = bibtex.parse_bibtex(ACCENTED).records[0]
-    assert survey_entry.era == "survey" and "era" not in bibtex.write_bibtex([survey_entry])
+    assert survey_entry.era == "" and "era" not in bibtex.write_bibtex([survey_entry])
 
 
 @pytest.mark.parametrize(

@@ -203,7 +203,7 @@ def test_it_keeps_what_an_import_changed(survey, tmp_path):
         "Processing (ICASSP)},\n  pages = {2133--2136},\n  year = {2012},\n  surveyref = {62}\n}\n",
         encoding="utf-8",
     )
-    call_command("import_bibtex", str(path), stdout=io.StringIO())
+    call_command("import_bibtex", str(path), "--update", stdout=io.StringIO())
 
     output = run_steps()
 

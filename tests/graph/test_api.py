@@ -489,6 +489,7 @@ def test_it_reports_data_quality(catalogue, client):
         "eras": [
             {"era": "survey", "label": "in the survey", **shares(5, 1, doi=1)},
             {"era": "after", "label": "after the survey", **shares(0, 0)},
+            {"era": "curated", "label": "added by curators", **shares(0, 0)},
         ],
         "source_kinds": [{"kind": "OpenAlex record (through a page showing it)", "fields": 1}],
     }

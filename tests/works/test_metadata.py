@@ -163,7 +163,8 @@ def expected_survey_shares() -> dict[str, int]:
 def test_data_quality_and_sources_give_the_share_of_each_identifier(client, survey):
     expected = expected_survey_shares()
     report = Work.objects.identifier_report()
-    survey_era, after_era = report["eras"]
+    survey_era, after_era, curated_era = report["eras"]
+    assert (curated_era["era"], curated_era["works"]) == ("curated", 0)
     assert (survey_era["works"], survey_era["with_any"]) == (270, expected["any"])
     assert {row["identifier"]: row["count"] for row in survey_era["identifiers"]} == {
         name: expected[name] for name in ("doi", "arxiv_id", "openalex_id", "url")

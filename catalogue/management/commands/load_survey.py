@@ -34,6 +34,7 @@ from catalogue.models import (
     Citation,
     CostModel,
     CuratorDeletion,
+    Era,
     Person,
     Technique,
     Work,
@@ -330,6 +331,7 @@ def load_works(
     new, changed = [], []
     for record in parsed.records:
         values = {name: getattr(record, name) for name in WORK_FIELDS}
+        values["era"] = record.era or Era.SURVEY  # the fixtures' entries without era: the survey
         values["venue"] = record.venue
         values = with_identifiers(values, identifiers.get(record.key, {}))
         work = existing.get(record.key)
