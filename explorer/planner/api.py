@@ -16,7 +16,7 @@ from explorer.web.middleware import cached_for_anonymous
 from explorer.web.renderers import FastJSONRenderer
 
 from .documents import PlannerError, answer
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS
+from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS
 from .networks import networks
 from .strategies import STRATEGY_SLUGS
 
@@ -26,6 +26,20 @@ def _parameters() -> list[OpenApiParameter]:
         OpenApiParameter("network", str, enum=sorted(networks()), description="network"),
         OpenApiParameter("machine", str, enum=list(PRESETS), description="machine preset"),
         OpenApiParameter("allreduce", str, enum=list(ALLREDUCE_ALGORITHMS)),
+        OpenApiParameter(
+            "precision",
+            str,
+            enum=list(PRECISIONS),
+            description="bytes per value: fp32 (all gamma) or mixed (2-byte weights, gradients, "
+            "activations and messages, fp32 master weights and moments); each size overridable",
+        ),
+        OpenApiParameter(
+            "optimizer",
+            str,
+            enum=list(OPTIMIZERS),
+            description="optimizer state values per parameter: sgd 0, momentum 1, adam 2 "
+            "(mixed precision: K = 4 + 4 per value, Adam's K = 12 as in ZeRO)",
+        ),
         OpenApiParameter(
             "strategy", str, many=True, enum=list(STRATEGY_SLUGS), description="only these"
         ),

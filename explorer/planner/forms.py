@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS, Bound, Inputs
+from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS, Bound, Inputs
 from .networks import networks
 from .strategies import STRATEGY_SLUGS
 
@@ -43,6 +43,16 @@ class PlannerForm(forms.Form):
         required=False,
         choices=[(name, name) for name in ALLREDUCE_ALGORITHMS],
         label="allreduce of the hybrid's conv gradients",
+    )
+    precision = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in PRECISIONS],
+        label="precision (sets the bytes per value)",
+    )
+    optimizer = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in OPTIMIZERS],
+        label="optimizer (sets the optimizer state per parameter)",
     )
     strategy = forms.MultipleChoiceField(
         required=False,

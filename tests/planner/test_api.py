@@ -71,6 +71,7 @@ def test_it_answers_the_documented_json_shape(client, survey):
             "gradients",
             "optimizer_state",
             "activations",
+            "buffers",
             "total",
         }
     assert document["page_url"] == "/planner/?network=resnet-50&P=16&batch=256"
@@ -199,3 +200,25 @@ def test_it_shows_the_ranked_table_with_bars_derivations_and_the_paper(client, s
 )
 def test_it_is_linked_prefilled_from_costs_techniques_and_demos(client, survey, page, link):
     assert f'href="{link}"' in client.get(page).content.decode()
+
+
+def test_it_takes_precision_and_optimizer_and_shows_the_bytes_per_value(client, survey):
+    query = "network=vgg-16&P=8&precision=fp16-mixed&optimizer=adam&efficiency=0.5"
+    document = client.get(f"/api/planner/?{query}").json()
+    assert document["machine"]["bytes_per_value"] == {
+        "weights": 2,
+        "gradients": 2,
+        "optimizer_state": 12,
+        "messages": 2,
+        "activations": 2,
+    }
+    assert document["machine"]["efficiency"] == 0.5
+    assert document["inputs"]["precision"] == "fp16-mixed"
+    zero3 = next(s for s in document["strategies"] if s["slug"] == "zero-3")
+    assert zero3["memory_per_node"]["buffers"] == 4 * 102_764_544
+    html = client.get(f"/planner/?{query}").content.decode()
+    assert 'id="efficiency-assumption"' in html
+    assert "optimizer state K = 12 per parameter" in html
+    assert '<option value="adam" selected>' in html
+    bad = client.get("/api/planner/?precision=fp8")
+    assert bad.status_code == 400

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..formulas import (
+    CONFIRMED,
     TRUSTED_STATUSES,
     Assumption,
     CatalogueFormula,
@@ -66,6 +67,17 @@ REDUCTION = Assumption(
     "Effects on convergence are not modelled (see the quantization and sparsification demos).",
 )
 
+PRECISION = Assumption(
+    "precision-bytes",
+    "Bytes per value by kind: weights, gradients, optimizer state (K), activations, messages",
+    "fp32: all γ, K = optimizer values·γ; mixed: 2, 2, K = 4 + 4·optimizer values, 2, 2",
+    "Mixed-precision training keeps fp16 (or bf16) weights, gradients and activations and, per "
+    "parameter, an fp32 master copy and fp32 optimizer moments: K = 12 bytes for Adam, as ZeRO "
+    "counts it (Rajbhandari et al., SC 2020, §3.1 and Figure 1, arXiv 1910.02054: (2 + 2 + K)Ψ "
+    "bytes of model states). Each size may be given explicitly.",
+    status=CONFIRMED,
+    works=("rajbhandari2020zero",),
+)
 STRIDED_GRADIENT_NOTE = (
     "The catalogue's input-gradient work row for convolutions (recalled) multiplies by the input "
     "size H·W: for a strided layer (AlexNet conv1, stride 4) that is stride² times the forward "
@@ -105,7 +117,7 @@ class Context:
 
     @property
     def single_node_time(self) -> float:
-        return float(self.costs(self.inputs.batch).flops.sum()) / self.inputs.flops
+        return float(self.costs(self.inputs.batch).flops.sum()) / self.inputs.achieved_flops
 
     @functools.cached_property
     def activations(self) -> np.ndarray:
@@ -147,40 +159,58 @@ class Outcome:
 # Shared pieces ---------------------------------------------------------------------------------
 
 
+MEMORY_PARTS = ("weights", "gradients", "optimizer_state", "activations", "buffers")
+
+
 def memory_split(
-    inputs: Inputs, parameters: float, activation_values: float, gradients: float | None = None
+    inputs: Inputs,
+    parameters: float,
+    activation_values: float,
+    gradients: float | None = None,
+    buffers: float = 0.0,
 ) -> dict[str, float]:
-    gamma = inputs.gamma
-    weights = parameters * gamma
+    """Bytes per node: each kind of value at its own size (`Inputs.sizes`); `buffers` are bytes
+    held beside the model states (ZeRO-3's gathered layer)."""
+    sizes = inputs.sizes
     split = {
-        "weights": weights,
-        "gradients": (parameters if gradients is None else gradients) * gamma,
-        "optimizer_state": inputs.optimizer_values * parameters * gamma,
-        "activations": activation_values * gamma,
+        "weights": parameters * sizes.weights,
+        "gradients": (parameters if gradients is None else gradients) * sizes.gradients,
+        "optimizer_state": parameters * sizes.optimizer,
+        "activations": activation_values * sizes.activations,
+        "buffers": buffers,
     }
-    split["total"] = sum(split.values())
+    split["total"] = memory_total(split)
     return split
 
 
+def memory_total(split: dict[str, float]) -> float:
+    return sum(split[part] for part in MEMORY_PARTS)
+
+
 def memory_derivation(inputs: Inputs, memory: dict[str, float], what: str) -> Derivation:
+    sizes = inputs.sizes
     return Derivation(
         "memory per node",
         memory["total"],
         "bytes",
-        "γ·(weights + gradients + optimizer values·weights + stored activations)",
-        f"γ = {inputs.gamma}, optimizer values = {inputs.optimizer_values}; {what}; "
+        "weights·b_w + gradients·b_g + weights·K + stored activations·b_a + buffers",
+        f"{inputs.precision}, {inputs.optimizer}: b_w = {sizes.weights}, b_g = {sizes.gradients}, "
+        f"K = {sizes.optimizer}, b_a = {sizes.activations} bytes; {what}; "
         f"{number_text(memory['total'] / 1e9)} GB of {number_text(inputs.memory_gb)} GB",
+        [PRECISION],
         note="Does not fit." if memory["total"] > inputs.memory else "Fits.",
     )
 
 
 def compute_derivation(ctx: Context, flops: float, what: str) -> Derivation:
+    inputs = ctx.inputs
     return Derivation(
         "compute time",
-        flops / ctx.inputs.flops,
+        flops / inputs.achieved_flops,
         "s",
-        "FLOPs per node / throughput",
-        f"{number_text(flops)} FLOPs ({what}) / {number_text(ctx.inputs.flops)} FLOP/s",
+        "FLOPs per node / (peak throughput · efficiency)",
+        f"{number_text(flops)} FLOPs ({what}) / ({number_text(inputs.flops)} FLOP/s · "
+        f"{number_text(inputs.efficiency)})",
         ctx.compute_sources(),
         note=STRIDED_GRADIENT_NOTE,
     )
@@ -188,13 +218,14 @@ def compute_derivation(ctx: Context, flops: float, what: str) -> Derivation:
 
 def gradient_exchange_values(inputs: Inputs, elements: float) -> tuple[dict[str, float], list]:
     """The allreduce variables for a gradient of `elements` values, with the reduction applied."""
-    reduced = inputs.value_bits < 8 * inputs.gamma or inputs.density < 1
+    message_bytes = inputs.sizes.messages
+    reduced = inputs.value_bits < 8 * message_bytes or inputs.density < 1
     gamma = inputs.value_bits / 8 + (4 if inputs.density < 1 else 0)
     values = {
         "P": float(inputs.P),
         "L": inputs.latency,
         "G": inputs.G,
-        "gamma": gamma if reduced else float(inputs.gamma),
+        "gamma": gamma if reduced else float(message_bytes),
         "m": elements * inputs.density,
         "S": float(inputs.servers),
     }

@@ -75,7 +75,7 @@ def hybrid_bytes(ctx: Context, m_conv: float) -> tuple[float, dict[str, float]]:
     """Bytes per worker per step: the catalogue's hybrid formula at this network's sizes."""
     inputs = ctx.inputs
     values = {
-        "gamma": float(inputs.gamma),
+        "gamma": float(inputs.sizes.messages),
         "m_conv": m_conv,
         "N": float(inputs.batch),
         "C_fc": fc_boundary_width(ctx.network, inputs.P),

@@ -58,8 +58,8 @@ def layer_split(ctx: Context, micro_batches: int) -> Outcome:
     whole = ctx.costs(inputs.batch)
     stages = ctx.stages()
     micro = ctx.costs(inputs.batch / micro_batches)
-    forward = np.array([micro.forward_flops[s].sum() for s in stages]) / inputs.flops
-    backward = np.array([micro.backward_flops[s].sum() for s in stages]) / inputs.flops
+    forward = np.array([micro.forward_flops[s].sum() for s in stages]) / inputs.achieved_flops
+    backward = np.array([micro.backward_flops[s].sum() for s in stages]) / inputs.achieved_flops
     bare = gpipe_makespan(forward, backward, micro_batches)
     transfer, derivation = _boundary_transfers(ctx, stages, micro_batches)
     forward[:-1] += transfer
@@ -92,7 +92,11 @@ def _boundary_transfers(ctx: Context, stages, micro_batches: int):
     if len(stages) == 1:
         return 0.0, []
     widths = ctx.activations[[int(s[-1]) for s in stages[:-1]]]
-    values = {"N": inputs.batch / micro_batches, "C_boundary": widths, "gamma": inputs.gamma}
+    values = {
+        "N": inputs.batch / micro_batches,
+        "C_boundary": widths,
+        "gamma": inputs.sizes.messages,
+    }
     both_ways = np.asarray(evaluate(record, values), dtype=float)
     transfer = inputs.latency + both_ways / 2 * inputs.G
     total = float(both_ways.sum()) * micro_batches
