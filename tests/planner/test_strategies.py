@@ -143,7 +143,7 @@ def test_it_ranks_the_fitting_strategies_by_step_time_and_flags_unconfirmed_form
     assert [s["rank"] for s in ranked] == list(range(1, len(ranked) + 1))
     assert [s["step_time"] for s in ranked] == sorted(s["step_time"] for s in ranked)
     for strategy in document["strategies"]:
-        assert "Convolution (direct), input gradient: work" in strategy["unconfirmed"]
+        assert "Convolution (direct), weight gradient: work" in strategy["unconfirmed"]
         total = strategy["compute_time"] + strategy["communication_time"] + strategy["idle_time"]
         assert strategy["step_time"] == pytest.approx(total)
         assert strategy["efficiency"] == pytest.approx(strategy["speedup"] / 16)

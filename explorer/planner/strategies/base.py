@@ -79,9 +79,9 @@ PRECISION = Assumption(
     works=("rajbhandari2020zero",),
 )
 STRIDED_GRADIENT_NOTE = (
-    "The catalogue's input-gradient work row for convolutions (recalled) multiplies by the input "
-    "size H·W: for a strided layer (AlexNet conv1, stride 4) that is stride² times the forward "
-    "work, more than an implementation does. The backward work here is the row as catalogued."
+    "The catalogue's input-gradient work row for convolutions counts the output size H'·W' (a "
+    "transposed convolution, the forward's work), so a strided layer's backward is about twice "
+    "its forward, not stride² times (corrected; the row's status is a standard result)."
 )
 
 
