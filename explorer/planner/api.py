@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -77,7 +78,9 @@ class PlannerView(APIView):
     )
     def get(self, request):
         try:
-            document = answer(request.GET)
+            document = answer(request.GET, extra=("format",))
         except PlannerError as error:
+            if error.status == 400:  # keyed by parameter, code "invalid", as everywhere
+                raise ValidationError(error.errors) from None
             return Response({"errors": error.messages}, status=error.status)
         return Response(document)

@@ -117,36 +117,58 @@ def test_it_uses_a_curators_formula_from_the_catalogue(client, survey):
 @pytest.mark.parametrize(
     ("query", "errors"),
     [
-        (
-            "P=0",
-            ["P (nodes (processors)) must be an integer between 1 and 4096"],
-        ),
+        ("P=0", {"P": ["P (nodes (processors)) must be an integer between 1 and 4096"]}),
         (
             "bandwidth_gbs=0",
-            ["bandwidth_gbs (link bandwidth 1/G) must be a number between 0.001 and 10000"],
+            {
+                "bandwidth_gbs": [
+                    "bandwidth_gbs (link bandwidth 1/G) must be a number between 0.001 and 10000"
+                ]
+            },
         ),
         (
             "network=lenet",
-            ["network: Select a valid choice. lenet is not one of the available choices."],
+            {"network": ["Select a valid choice. lenet is not one of the available choices."]},
         ),
         (
             "strategy=zero",
-            ["strategy: Select a valid choice. zero is not one of the available choices."],
+            {"strategy": ["Select a valid choice. zero is not one of the available choices."]},
         ),
         (
             "batch=4&micro_batches=8",
-            ["micro_batches must be at most batch (4): a micro-batch holds at least one sample"],
+            {
+                "micro_batches": [
+                    "micro_batches must be at most batch (4): a micro-batch holds at least one "
+                    "sample"
+                ]
+            },
         ),
-        ("P=1e400", ["P (nodes (processors)) must be an integer between 1 and 4096"]),
+        ("P=1e400", {"P": ["P (nodes (processors)) must be an integer between 1 and 4096"]}),
+        ("P=4&P=8", {"P": ["P is given 2 times; give it once"]}),
     ],
 )
-def test_it_refuses_bad_input_with_a_400_naming_the_bound(client, survey, query, errors):
+def test_it_refuses_bad_input_with_a_400_naming_the_parameter(client, survey, query, errors):
     response = client.get(f"/api/planner/?{query}")
     assert response.status_code == 400
-    assert response.json()["errors"] == {"non_field_errors": errors}
+    body = response.json()
+    assert (body["code"], body["errors"]) == ("invalid", errors)
     page = client.get(f"/planner/?{query}")
     assert page.status_code == 400
-    assert errors[0].split(" (")[0] in page.content.decode()
+    [messages] = errors.values()
+    assert messages[0].split(" (")[0].split(";")[0] in page.content.decode()
+
+
+def test_it_refuses_a_misspelt_parameter_naming_it(client, survey):
+    response = client.get("/api/planner/?bandwith_gbs=0.1&strategy=hybrid&strategy=data-ring")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid"
+    assert list(body["errors"]) == ["bandwith_gbs"]
+    [message] = body["errors"]["bandwith_gbs"]
+    assert message.startswith("unknown parameter; this endpoint takes: ")
+    assert "bandwidth_gbs" in message
+    assert client.get("/api/planner/?format=json&strategy=hybrid").status_code == 200
+    assert client.get("/planner/?bandwith_gbs=0.1").status_code == 400
 
 
 def test_it_answers_503_when_the_catalogue_lacks_a_formula(client, survey):
