@@ -263,10 +263,18 @@ def test_it_marks_allreduce_crossovers_in_the_api(client, survey):
     assert "Allreduce lower bound as S1 prints it" in document["unconfirmed"]
 
 
+def test_it_refuses_an_unknown_plot_parameter_naming_it(client, survey):
+    # Every GET under /api/ (explorer/web/query_check.py): keyed by the parameter.
+    response = client.get("/api/costs/plots/wd-plane/?colour=red")
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    [message] = response.json()["errors"]["colour"]
+    assert message.startswith("unknown parameter; this endpoint takes: ")
+
+
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("/api/costs/plots/wd-plane/?colour=red", "unknown parameter colour"),
         ("/api/costs/plots/wd-plane/?N=0", "N must be between 1 and 65536 (got 0)"),
         ("/api/costs/plots/brent/?op=nope", "op must be one of"),
         ("/api/costs/plots/allreduce-p/?P_max=1e9", "P_max must be between 1 and 65536"),

@@ -251,8 +251,10 @@ def test_it_answers_404_for_an_ego_that_names_no_work(catalogue, client):
 def test_it_names_unknown_parameters(catalogue, client):
     response = client.get("/api/graph/?levle=ops")
     assert response.status_code == 400
-    [message] = response.json()["errors"]["non_field_errors"]
-    assert message.startswith("unknown parameter(s): levle; this page takes: category, depth,")
+    # Every GET under /api/ (explorer/web/query_check.py): keyed by the parameter, code "invalid".
+    assert response.json()["code"] == "invalid"
+    [message] = response.json()["errors"]["levle"]
+    assert message.startswith("unknown parameter; this endpoint takes: category, depth,")
 
 
 def test_it_answers_the_graph_in_constant_queries(catalogue, client, django_assert_num_queries):
