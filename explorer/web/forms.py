@@ -25,7 +25,7 @@ def query_problems(
     for name in data:
         if name not in allowed:
             problems[name] = [
-                f"unknown parameter; this endpoint takes: {', '.join(sorted(allowed))}"
+                f"unknown parameter {name!r}; this endpoint takes: {', '.join(sorted(allowed))}"
             ]
         elif name not in repeatable and len(data.getlist(name)) > 1:
             problems[name] = [f"{name} is given {len(data.getlist(name))} times; give it once"]

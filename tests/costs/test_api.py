@@ -269,7 +269,7 @@ def test_it_refuses_an_unknown_plot_parameter_naming_it(client, survey):
     assert response.status_code == 400
     assert response.json()["code"] == "invalid"
     [message] = response.json()["errors"]["colour"]
-    assert message.startswith("unknown parameter; this endpoint takes: ")
+    assert message.startswith("unknown parameter 'colour'; this endpoint takes: ")
 
 
 @pytest.mark.parametrize(

@@ -254,7 +254,7 @@ def test_it_names_unknown_parameters(catalogue, client):
     # Every GET under /api/ (explorer/web/query_check.py): keyed by the parameter, code "invalid".
     assert response.json()["code"] == "invalid"
     [message] = response.json()["errors"]["levle"]
-    assert message.startswith("unknown parameter; this endpoint takes: category, depth,")
+    assert message.startswith("unknown parameter 'levle'; this endpoint takes: category, depth,")
 
 
 def test_it_answers_the_graph_in_constant_queries(catalogue, client, django_assert_num_queries):

@@ -165,7 +165,7 @@ def test_it_refuses_a_misspelt_parameter_naming_it(client, survey):
     assert body["code"] == "invalid"
     assert list(body["errors"]) == ["bandwith_gbs"]
     [message] = body["errors"]["bandwith_gbs"]
-    assert message.startswith("unknown parameter; this endpoint takes: ")
+    assert message.startswith("unknown parameter 'bandwith_gbs'; this endpoint takes: ")
     assert "bandwidth_gbs" in message
     assert client.get("/api/planner/?format=json&strategy=hybrid").status_code == 200
     assert client.get("/planner/?bandwith_gbs=0.1").status_code == 400
