@@ -21,6 +21,13 @@ from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESE
 from .networks import networks
 from .strategies import STRATEGY_SLUGS
 
+# Bounds between parameters, which a parameter's own schema cannot say (a 400 naming it).
+JOINT_BOUNDS = {
+    "micro_batches": "at most `batch` (a micro-batch holds at least one sample)",
+    "bits": "at most 8 × the bytes per value sent (`message_bytes`, else the precision's: "
+    "8·gamma in fp32, 16 in mixed precision)",
+}
+
 
 def _parameters() -> list[OpenApiParameter]:
     parameters = [
@@ -47,11 +54,14 @@ def _parameters() -> list[OpenApiParameter]:
     ]
     for name, bound in BOUNDS.items():
         kind = "integer" if bound.kind is int else "number"
+        description = f"{bound.help}, {bound.low:g} to {bound.high:g} {bound.unit}".strip()
+        if name in JOINT_BOUNDS:
+            description += f"; {JOINT_BOUNDS[name]}"
         parameters.append(
             OpenApiParameter(
                 name,
                 {"type": kind, "minimum": bound.low, "maximum": bound.high},
-                description=f"{bound.help}, {bound.low:g} to {bound.high:g} {bound.unit}".strip(),
+                description=description,
             )
         )
     return parameters

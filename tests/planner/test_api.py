@@ -244,3 +244,11 @@ def test_it_takes_precision_and_optimizer_and_shows_the_bytes_per_value(client, 
     assert '<option value="adam" selected>' in html
     bad = client.get("/api/planner/?precision=fp8")
     assert bad.status_code == 400
+
+
+def test_the_schema_states_the_joint_bounds(client, survey):
+    schema = client.get("/api/schema/?format=json").json()
+    parameters = {p["name"]: p for p in schema["paths"]["/api/planner/"]["get"]["parameters"]}
+    assert "at most `batch`" in parameters["micro_batches"]["description"]
+    assert "at most 8 × the bytes per value sent" in parameters["bits"]["description"]
+    assert sorted(parameters["precision"]["schema"]["enum"]) == ["bf16-mixed", "fp16-mixed", "fp32"]
