@@ -20,6 +20,7 @@ STRATEGY_KEYS = {
     "efficiency",
     "cost_models",
     "unconfirmed",
+    "unconfirmed_numbers",
     "notes",
     "techniques",
     "demos",
@@ -252,3 +253,20 @@ def test_the_schema_states_the_joint_bounds(client, survey):
     assert "at most `batch`" in parameters["micro_batches"]["description"]
     assert "at most 8 × the bytes per value sent" in parameters["bits"]["description"]
     assert sorted(parameters["precision"]["schema"]["enum"]) == ["bf16-mixed", "fp16-mixed", "fp32"]
+
+
+def test_each_strategy_counts_its_numbers_resting_on_unconfirmed_formulas(client, survey):
+    document = client.get("/api/planner/?network=vgg-16&P=8").json()
+    for strategy in document["strategies"]:
+        counts = strategy["unconfirmed_numbers"]
+        assert counts["numbers"] == len(strategy["derivations"])
+        resting = [
+            d
+            for d in strategy["derivations"]
+            if any(m["status"] not in ("confirmed", "standard") for m in d["cost_models"])
+        ]
+        assert counts["unconfirmed"] == len(resting)
+    html = client.get("/planner/?network=vgg-16&P=8").content.decode()
+    ring = next(s for s in document["strategies"] if s["slug"] == "data-ring")
+    counts = ring["unconfirmed_numbers"]
+    assert f"{counts['unconfirmed']} of its {counts['numbers']} numbers" in html

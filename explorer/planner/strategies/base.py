@@ -314,6 +314,16 @@ class Family:
     exchange_roles: tuple[str, ...] = ()  # gradient exchanges a sweep evaluates for all P at once
 
 
+def unconfirmed_numbers(outcome: Outcome) -> dict[str, int]:
+    """How many of the strategy's numbers (its derivations) rest on at least one unconfirmed
+    formula or assumption, out of how many."""
+    resting = sum(
+        any(source.status not in TRUSTED_STATUSES for source in d.sources)
+        for d in outcome.derivations
+    )
+    return {"unconfirmed": resting, "numbers": len(outcome.derivations)}
+
+
 def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> dict[str, Any]:
     """An outcome as the API shows it (before ranking); a sweep point needs no derivations."""
     single = ctx.single_node_time
@@ -342,6 +352,7 @@ def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> dict[str,
         "efficiency": speedup / ctx.inputs.P if speedup is not None else None,
         "cost_models": [s.reference() for s in unique],
         "unconfirmed": unconfirmed,
+        "unconfirmed_numbers": unconfirmed_numbers(outcome) if detailed else None,
         "notes": outcome.notes,
         "techniques": list(outcome.techniques),
         "demos": list(outcome.demos),
