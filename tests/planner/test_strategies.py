@@ -299,3 +299,15 @@ def test_it_divides_the_bubble_by_the_chunks_of_an_interleaved_pipeline():
     )
     refused = next(s for s in too_many["strategies"] if s["slug"] == "pipeline-interleaved")
     assert refused["reason"] == "P·v = 16 chunks, more than the 11 layers"
+
+
+def test_the_registry_declares_each_familys_inputs_cost_models_and_strategies():
+    from explorer.planner.strategies import FAMILIES, STRATEGY_SLUGS, all_outcomes
+
+    fields = {f.name for f in dataclasses.fields(Inputs)}
+    for family in FAMILIES:
+        assert set(family.inputs) <= fields, family.slug
+        assert set(family.cost_models) <= set(FORMULAS), family.slug
+    outcomes = all_outcomes(context(network="vgg-16", P=4))
+    assert [o.slug for o in outcomes] == list(STRATEGY_SLUGS)
+    assert len(set(STRATEGY_SLUGS)) == len(STRATEGY_SLUGS)

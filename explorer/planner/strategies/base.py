@@ -299,6 +299,21 @@ def _greedy(total: list[float], cap: float) -> list[tuple[int, int]]:
     return stages
 
 
+# The inputs (fields of `Inputs`) every family reads, for their declarations.
+MACHINE_INPUTS = ("P", "flops", "efficiency", "memory_gb", "latency_us", "bandwidth_gbs")
+VALUE_INPUTS = (
+    "precision",
+    "optimizer",
+    "gamma",
+    "optimizer_values",
+    "weight_bytes",
+    "gradient_bytes",
+    "optimizer_bytes",
+    "message_bytes",
+)
+REDUCTION_INPUTS = ("bits", "density")
+
+
 @dataclass(frozen=True)
 class Family:
     """A family of strategies, as one module of this package declares it: the inputs it reads

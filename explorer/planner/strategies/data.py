@@ -6,7 +6,10 @@ from __future__ import annotations
 from ..formulas import number_text
 from .base import (
     ALLREDUCE_NAMES,
+    MACHINE_INPUTS,
     NO_OVERLAP,
+    REDUCTION_INPUTS,
+    VALUE_INPUTS,
     Context,
     Family,
     Outcome,
@@ -72,18 +75,7 @@ def compose(ctx: Context) -> list[Outcome]:
 FAMILY = Family(
     slug="data",
     name="Data parallelism",
-    inputs=(
-        "batch",
-        "P",
-        "flops",
-        "latency",
-        "G",
-        "gamma",
-        "optimizer_values",
-        "servers",
-        "bits",
-        "density",
-    ),
+    inputs=("batch", *MACHINE_INPUTS, *VALUE_INPUTS, "servers", *REDUCTION_INPUTS),
     cost_models=tuple(ROLES.values()),
     strategies=tuple(f"data-{name}" for name in EXCHANGES),
     compose=compose,

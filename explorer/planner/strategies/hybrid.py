@@ -9,8 +9,11 @@ from ..formulas import Derivation, evaluate, number_text, substitute
 from ..networks import Network
 from .base import (
     ALLREDUCE_NAMES,
+    MACHINE_INPUTS,
     NO_OVERLAP,
     POINT_TO_POINT,
+    REDUCTION_INPUTS,
+    VALUE_INPUTS,
     Context,
     Family,
     Outcome,
@@ -126,18 +129,7 @@ def _activation_exchange(ctx: Context, outcome: Outcome, m_conv: float, is_fc) -
 FAMILY = Family(
     slug="hybrid",
     name="Hybrid (conv data-parallel, FC model-parallel)",
-    inputs=(
-        "batch",
-        "P",
-        "allreduce",
-        "flops",
-        "latency",
-        "G",
-        "gamma",
-        "optimizer_values",
-        "bits",
-        "density",
-    ),
+    inputs=("batch", "allreduce", *MACHINE_INPUTS, *VALUE_INPUTS, *REDUCTION_INPUTS),
     cost_models=(
         "allreduce.ring",
         "allreduce.tree",

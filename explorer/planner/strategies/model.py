@@ -7,8 +7,10 @@ import numpy as np
 
 from ..formulas import Assumption, Derivation, evaluate, number_text, substitute
 from .base import (
+    MACHINE_INPUTS,
     NO_OVERLAP,
     POINT_TO_POINT,
+    VALUE_INPUTS,
     Context,
     Family,
     Outcome,
@@ -151,7 +153,7 @@ def compose(ctx: Context) -> list[Outcome]:
 FAMILY = Family(
     slug="model",
     name="Model parallelism (layer split)",
-    inputs=("batch", "P", "flops", "latency", "G", "gamma", "optimizer_values"),
+    inputs=("batch", *MACHINE_INPUTS, *VALUE_INPUTS),
     cost_models=("model_parallel.bytes", "pipeline.bubble"),
     strategies=("model-layer-split",),
     compose=compose,

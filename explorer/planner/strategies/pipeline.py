@@ -4,7 +4,7 @@ interleaved schedule with v model chunks per node."""
 from __future__ import annotations
 
 from ..formulas import Assumption, Derivation, number_text
-from .base import Context, Family, Outcome
+from .base import MACHINE_INPUTS, VALUE_INPUTS, Context, Family, Outcome
 from .model import layer_split
 
 INTERLEAVED = Assumption(
@@ -58,7 +58,7 @@ def interleaved(ctx: Context) -> Outcome:
 FAMILY = Family(
     slug="pipeline",
     name="Pipelining (GPipe)",
-    inputs=("batch", "P", "micro_batches", "flops", "latency", "G", "gamma", "optimizer_values"),
+    inputs=("batch", "micro_batches", *MACHINE_INPUTS, *VALUE_INPUTS),
     cost_models=("model_parallel.bytes", "pipeline.bubble"),
     strategies=("pipeline",),
     compose=lambda ctx: [layer_split(ctx, ctx.inputs.micro_batches)],

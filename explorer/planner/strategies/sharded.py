@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from ..formulas import CONFIRMED, Assumption, Derivation, number_text
 from ..machine import ByteSizes
-from .base import Context, Family, Outcome, memory_derivation, memory_total
+from .base import (
+    MACHINE_INPUTS,
+    REDUCTION_INPUTS,
+    VALUE_INPUTS,
+    Context,
+    Family,
+    Outcome,
+    memory_derivation,
+    memory_total,
+)
 from .data import data_parallel
 
 ZERO = Assumption(
@@ -118,7 +127,7 @@ def zero(ctx: Context, stage: int) -> Outcome:
 FAMILY = Family(
     slug="sharded-data",
     name="Sharded data parallelism (ZeRO, after the survey)",
-    inputs=("batch", "P", "flops", "latency", "G", "gamma", "optimizer_values", "bits", "density"),
+    inputs=("batch", *MACHINE_INPUTS, *VALUE_INPUTS, *REDUCTION_INPUTS),
     cost_models=("allreduce.ring",),
     strategies=("zero-1", "zero-2", "zero-3"),
     compose=lambda ctx: [zero(ctx, stage) for stage in (1, 2, 3)],
