@@ -97,8 +97,6 @@ MIDDLEWARE = [
     # Every error under /api/ in one JSON shape (explorer/web/errors.py), whichever layer answered.
     "explorer.web.errors.ApiErrorMiddleware",
     "explorer.web.middleware.RejectNulBytesMiddleware",
-    # An unknown or repeated query parameter on an API read: a 400 naming it, before any cache.
-    "explorer.web.parameters.QueryParameterMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -107,6 +105,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # Unknown and repeated query parameters under /api/: a 400 naming them, before any view.
+    "explorer.web.query_check.QueryParametersMiddleware",
     # Innermost, so that the middlewares above add their headers to cached responses too.
     "explorer.web.middleware.AnonymousResponseCacheMiddleware",
 ]

@@ -23,16 +23,6 @@ def empty_cache():
     clear_caches()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def declared_parameters_built(django_db_setup, django_db_blocker):
-    """The API's parameter check reads the schema once per process: built here, so that no
-    test's query count depends on being the process's first API request."""
-    from explorer.web.parameters import declared_parameters
-
-    with django_db_blocker.unblock():
-        declared_parameters()
-
-
 def catalogue_models() -> list:
     """The catalogue's tables, the many-to-many ones included, parents before children."""
     return list(apps.get_app_config("catalogue").get_models(include_auto_created=True))

@@ -1,7 +1,6 @@
 """/api/planner/: the planner's JSON twin, taking the page's query parameters.
 
-Anonymous read only. A bad, unknown or repeated parameter is a 400 in the shared error shape,
-its messages keyed by parameter (code `invalid`);
+Anonymous read only. A bad value is a 400 {errors: [message naming the parameter and its bound]};
 never a 500 for a query string.
 """
 
@@ -18,9 +17,16 @@ from explorer.web.middleware import cached_for_anonymous
 from explorer.web.renderers import FastJSONRenderer
 
 from .documents import PlannerError, answer
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS
+from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS
 from .networks import networks
 from .strategies import STRATEGY_SLUGS
+
+# Bounds between parameters, which a parameter's own schema cannot say (a 400 naming it).
+JOINT_BOUNDS = {
+    "micro_batches": "at most `batch` (a micro-batch holds at least one sample)",
+    "bits": "at most 8 × the bytes per value sent (`message_bytes`, else the precision's: "
+    "8·gamma in fp32, 16 in mixed precision)",
+}
 
 
 def _parameters() -> list[OpenApiParameter]:
@@ -29,16 +35,33 @@ def _parameters() -> list[OpenApiParameter]:
         OpenApiParameter("machine", str, enum=list(PRESETS), description="machine preset"),
         OpenApiParameter("allreduce", str, enum=list(ALLREDUCE_ALGORITHMS)),
         OpenApiParameter(
+            "precision",
+            str,
+            enum=list(PRECISIONS),
+            description="bytes per value: fp32 (all gamma) or mixed (2-byte weights, gradients, "
+            "activations and messages, fp32 master weights and moments); each size overridable",
+        ),
+        OpenApiParameter(
+            "optimizer",
+            str,
+            enum=list(OPTIMIZERS),
+            description="optimizer state values per parameter: sgd 0, momentum 1, adam 2 "
+            "(mixed precision: K = 4 + 4 per value, Adam's K = 12 as in ZeRO)",
+        ),
+        OpenApiParameter(
             "strategy", str, many=True, enum=list(STRATEGY_SLUGS), description="only these"
         ),
     ]
     for name, bound in BOUNDS.items():
         kind = "integer" if bound.kind is int else "number"
+        description = f"{bound.help}, {bound.low:g} to {bound.high:g} {bound.unit}".strip()
+        if name in JOINT_BOUNDS:
+            description += f"; {JOINT_BOUNDS[name]}"
         parameters.append(
             OpenApiParameter(
                 name,
                 {"type": kind, "minimum": bound.low, "maximum": bound.high},
-                description=f"{bound.help}, {bound.low:g} to {bound.high:g} {bound.unit}".strip(),
+                description=description,
             )
         )
     return parameters
@@ -65,9 +88,9 @@ class PlannerView(APIView):
     )
     def get(self, request):
         try:
-            document = answer(request.GET)
+            document = answer(request.GET, extra=("format",))
         except PlannerError as error:
-            if error.status == 400:
+            if error.status == 400:  # keyed by parameter, code "invalid", as everywhere
                 raise ValidationError(error.errors) from None
             return Response({"errors": error.messages}, status=error.status)
         return Response(document)

@@ -5,50 +5,63 @@ from __future__ import annotations
 from typing import Any
 
 from catalogue.costs import FormulaError
+from explorer.web.errors import NON_FIELD
+from explorer.web.forms import query_problems
 from explorer.web.links import link
 from explorer.web.memo import per_version
-from explorer.web.parameters import parameter_errors
 
 from . import plan as planning
 from .data import catalogue_formulas, technique_links
 from .forms import PlannerForm
 from .formulas import CatalogueIncomplete
-from .machine import PlannerInputError, parse
+from .machine import BOUNDS, PlannerInputError, parse
 from .networks import networks
+
+PARAMETERS = frozenset({*PlannerForm.base_fields, *BOUNDS})
 
 
 class PlannerError(ValueError):
-    """What is wrong with a query: messages per parameter (`errors`), and all of them in order
-    for the page (`messages`)."""
+    """A query the planner refuses: `messages` for the page, `errors` keyed by parameter (the API's
+    400, code "invalid"), `status`."""
 
-    def __init__(self, errors: dict[str, list[str]], status: int = 400) -> None:
-        self.errors, self.status = errors, status
-        self.messages = [message for messages in errors.values() for message in messages]
-        super().__init__("; ".join(self.messages))
+    def __init__(
+        self, messages: list[str], status: int = 400, errors: dict[str, list[str]] | None = None
+    ) -> None:
+        super().__init__("; ".join(messages))
+        self.messages, self.status = messages, status
+        self.errors = errors if errors is not None else {NON_FIELD: messages}
 
 
-def answer(query) -> dict[str, Any]:
-    """The planner's document for a query string (a QueryDict); PlannerError when it is bad.
-    Without a query (the page as first opened), once per catalogue version."""
+def answer(query, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The planner's document for a query string (a QueryDict); PlannerError when it is bad
+    (unknown or repeated parameters among them; `extra` names parameters the caller reads, such
+    as the API's `format`). Without a query (the page as first opened), once per catalogue
+    version."""
     if not query:
-        return per_version("planner-default", lambda: _answer(query))
-    return _answer(query)
+        return per_version("planner-default", lambda: _answer(query, extra))
+    return _answer(query, extra)
 
 
-def _answer(query) -> dict[str, Any]:
-    if errors := parameter_errors(query, PlannerForm.parameter_names()):
-        raise PlannerError(errors)
+def _answer(query, extra: tuple[str, ...]) -> dict[str, Any]:
+    problems = query_problems(query, PARAMETERS | set(extra), repeatable={"strategy"})
+    if problems:
+        messages = [f"{name}: {m}" for name, texts in problems.items() for m in texts]
+        raise PlannerError(messages, errors=problems)
     form = PlannerForm(query)
     if not form.is_valid():
-        raise PlannerError(form.messages_by_parameter())
+        errors = {name: [str(m) for m in messages] for name, messages in form.errors.items()}
+        raise PlannerError(form.error_messages(), errors=errors)
     try:
         inputs = parse(form.query(), set(networks()))
         document = planning.plan(inputs, catalogue_formulas())
     except PlannerInputError as error:
-        raise PlannerError({error.parameter: [str(error)]}) from None
+        name = str(error).split(" ", 1)[0]  # every message starts with the parameter it is about
+        key = name if name in PARAMETERS else NON_FIELD
+        raise PlannerError([str(error)], errors={key: [str(error)]}) from None
     except (CatalogueIncomplete, FormulaError) as error:
-        message = f"the catalogue's cost models cannot be composed: {error}"
-        raise PlannerError({"non_field_errors": [message]}, 503) from None
+        raise PlannerError(
+            [f"the catalogue's cost models cannot be composed: {error}"], 503
+        ) from None
     chosen = form.cleaned_data["strategy"]
     if chosen:
         document["strategies"] = [s for s in document["strategies"] if s["slug"] in chosen]

@@ -11,9 +11,7 @@ from typing import Any
 
 from django import forms
 
-from explorer.web.parameters import EVERYWHERE, Declared
-
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS, Bound, Inputs
+from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS, Bound, Inputs
 from .networks import networks
 from .strategies import STRATEGY_SLUGS
 
@@ -46,6 +44,16 @@ class PlannerForm(forms.Form):
         choices=[(name, name) for name in ALLREDUCE_ALGORITHMS],
         label="allreduce of the hybrid's conv gradients",
     )
+    precision = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in PRECISIONS],
+        label="precision (sets the bytes per value)",
+    )
+    optimizer = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in OPTIMIZERS],
+        label="optimizer (sets the optimizer state per parameter)",
+    )
     strategy = forms.MultipleChoiceField(
         required=False,
         choices=[(slug, slug) for slug in STRATEGY_SLUGS],
@@ -58,18 +66,15 @@ class PlannerForm(forms.Form):
         for name, bound in BOUNDS.items():
             self.fields[name] = _bounded_field(bound)
 
-    @classmethod
-    def parameter_names(cls) -> Declared:
-        """The query parameters the planner reads (`strategy` may repeat)."""
-        names = frozenset(cls.base_fields) | frozenset(BOUNDS) | EVERYWHERE
-        return Declared(names=names, arrays=frozenset({"strategy"}), open=False)
-
-    def messages_by_parameter(self) -> dict[str, list[str]]:
-        """Parameter -> messages, each naming its parameter (a bound's message already does)."""
-        return {
-            name: [str(error) if name in BOUNDS else f"{name}: {error}" for error in errors]
-            for name, errors in self.errors.items()
-        }
+    def error_messages(self) -> list[str]:
+        messages = []
+        for name, errors in self.errors.items():
+            for error in errors:
+                if name in BOUNDS:
+                    messages.append(str(error))
+                else:
+                    messages.append(f"{name}: {error}")
+        return messages
 
     def query(self) -> dict[str, Any]:
         """The cleaned values that were given, for machine.parse."""

@@ -13,15 +13,15 @@ from typing import Any
 MAX_P = 4096
 MAX_SWEEP_POINTS = 32
 ALLREDUCE_ALGORITHMS = ("ring", "tree", "butterfly", "rabenseifner")
+PRECISIONS = ("fp32", "fp16-mixed", "bf16-mixed")
+# Optimizer state values per parameter (beside the weights): SGD none, momentum one, Adam two.
+OPTIMIZERS = {"sgd": 0, "momentum": 1, "adam": 2}
+MIXED_LOW_BYTES = 2  # fp16 or bf16 weights, gradients, activations and messages
+MASTER_BYTES = 4  # the fp32 master weights and moments of mixed precision
 
 
 class PlannerInputError(ValueError):
-    """An input out of its bounds; the message names the input and the bound (a 400, its
-    errors keyed by `parameter`)."""
-
-    def __init__(self, message: str, parameter: str) -> None:
-        super().__init__(message)
-        self.parameter = parameter
+    """An input out of its bounds; the message names the input and the bound (a 400)."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,27 @@ BOUNDS: dict[str, Bound] = {
         Bound("latency_us", float, 0.0, 1e6, "link latency L", "µs"),
         Bound("bandwidth_gbs", float, 0.001, 1e4, "link bandwidth 1/G", "GB/s"),
         Bound("gamma", int, 1, 16, "bytes per value γ", "B"),
-        Bound("optimizer_values", int, 0, 4, "optimizer state values per parameter (1: momentum)"),
+        Bound(
+            "optimizer_values",
+            int,
+            0,
+            4,
+            "optimizer state values per parameter (default: the optimizer's, 1 for momentum)",
+        ),
+        Bound("weight_bytes", int, 1, 16, "bytes per weight (default: the precision's)", "B"),
+        Bound(
+            "gradient_bytes", int, 1, 16, "bytes per gradient value (default: the precision's)", "B"
+        ),
+        Bound(
+            "optimizer_bytes",
+            int,
+            0,
+            64,
+            "optimizer state bytes per parameter, ZeRO's K (default: precision and optimizer's)",
+            "B",
+        ),
+        Bound("message_bytes", int, 1, 16, "bytes per value sent (default: the precision's)", "B"),
+        Bound("efficiency", float, 0.01, 1.0, "fraction of the peak throughput reached"),
         Bound("servers", int, 1, MAX_P, "parameter-server shards S"),
         Bound("bits", int, 1, 128, "bits per gradient value sent (quantization)"),
         Bound("density", float, 1e-4, 1.0, "fraction of gradient values sent (sparsification)"),
@@ -54,6 +74,27 @@ BOUNDS: dict[str, Bound] = {
         Bound("sweep_points", int, 2, MAX_SWEEP_POINTS, "points of the sweep"),
     )
 }
+
+
+@dataclass(frozen=True)
+class ByteSizes:
+    """Bytes per value: weights, gradients, optimizer state per parameter (K), messages and
+    activations."""
+
+    weights: int
+    gradients: int
+    optimizer: int
+    messages: int
+    activations: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "weights": self.weights,
+            "gradients": self.gradients,
+            "optimizer_state": self.optimizer,
+            "messages": self.messages,
+            "activations": self.activations,
+        }
 
 
 @dataclass(frozen=True)
@@ -68,11 +109,18 @@ class Inputs:
     latency_us: float = 5.0
     bandwidth_gbs: float = 10.0
     gamma: int = 4
-    optimizer_values: int = 1
+    optimizer_values: int | None = None  # None: the optimizer's (momentum: 1)
     servers: int = 4
     allreduce: str = "ring"
     bits: int | None = None  # None: no quantization (8·gamma bits)
     density: float = 1.0
+    precision: str = "fp32"
+    optimizer: str = "momentum"
+    weight_bytes: int | None = None  # None: the precision's (fp32: gamma, mixed: 2)
+    gradient_bytes: int | None = None
+    optimizer_bytes: int | None = None  # ZeRO's K; None: from the precision and the optimizer
+    message_bytes: int | None = None
+    efficiency: float = 1.0
     sweep_max: int = 256
     sweep_points: int = 16
     machine: str = "example"
@@ -89,8 +137,39 @@ class Inputs:
 
     @property
     def value_bits(self) -> int:
-        """Bits per gradient value sent: the quantization, or all 8·gamma bits."""
-        return self.bits if self.bits is not None else 8 * self.gamma
+        """Bits per gradient value sent: the quantization, or all 8·message bytes."""
+        return self.bits if self.bits is not None else 8 * self.sizes.messages
+
+    @property
+    def optimizer_count(self) -> int:
+        """Optimizer state values per parameter: the explicit count, else the optimizer's."""
+        if self.optimizer_values is not None:
+            return self.optimizer_values
+        return OPTIMIZERS[self.optimizer]
+
+    @property
+    def sizes(self) -> ByteSizes:
+        """Bytes per value of each kind: the precision and the optimizer's, each overridable.
+
+        fp32: every value γ bytes, K = optimizer values·γ. Mixed precision (fp16 or bf16): 2-byte
+        weights, gradients, activations and messages, and K = 4 (fp32 master weights) + 4 per
+        optimizer value (fp32 moments): Adam's K = 12, ZeRO's (§3.1)."""
+        mixed = self.precision != "fp32"
+        low = MIXED_LOW_BYTES if mixed else self.gamma
+        count = self.optimizer_count
+        k = MASTER_BYTES * (1 + count) if mixed else count * self.gamma
+        return ByteSizes(
+            weights=self.weight_bytes or low,
+            gradients=self.gradient_bytes or low,
+            optimizer=k if self.optimizer_bytes is None else self.optimizer_bytes,
+            messages=self.message_bytes or low,
+            activations=low,
+        )
+
+    @property
+    def achieved_flops(self) -> float:
+        """The throughput reached: peak · efficiency."""
+        return self.flops * self.efficiency
 
     @property
     def memory(self) -> float:
@@ -176,9 +255,7 @@ def parse(query: dict[str, Any], networks: set[str]) -> Inputs:
     """Inputs from a query (strings or numbers): preset values first, then explicit ones."""
     machine = str(query.get("machine") or "example")
     if machine not in PRESETS:
-        raise PlannerInputError(
-            f"machine must be one of {', '.join(PRESETS)} (got {machine!r})", "machine"
-        )
+        raise PlannerInputError(f"machine must be one of {', '.join(PRESETS)} (got {machine!r})")
     values: dict[str, Any] = {"machine": machine, **PRESETS[machine].values}
     for name, bound in BOUNDS.items():
         raw = query.get(name)
@@ -186,13 +263,17 @@ def parse(query: dict[str, Any], networks: set[str]) -> Inputs:
             values[name] = _number(bound, raw)
     network = str(query.get("network") or Inputs.network)
     if network not in networks:
-        raise PlannerInputError(f"network must be one of {', '.join(sorted(networks))}", "network")
+        raise PlannerInputError(f"network must be one of {', '.join(sorted(networks))}")
     allreduce = str(query.get("allreduce") or "ring")
     if allreduce not in ALLREDUCE_ALGORITHMS:
-        raise PlannerInputError(
-            f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}", "allreduce"
-        )
-    inputs = Inputs(network=network, allreduce=allreduce, **values)
+        raise PlannerInputError(f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}")
+    choices = {}
+    for name, allowed in (("precision", PRECISIONS), ("optimizer", tuple(OPTIMIZERS))):
+        choice = str(query.get(name) or getattr(Inputs, name))
+        if choice not in allowed:
+            raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}")
+        choices[name] = choice
+    inputs = Inputs(network=network, allreduce=allreduce, **choices, **values)
     _check_relations(inputs)
     return inputs
 
@@ -208,8 +289,7 @@ def _number(bound: Bound, raw: Any) -> int | float:
         kind = "an integer" if bound.kind is int else "a number"
         raise PlannerInputError(
             f"{bound.name} ({bound.help}) must be {kind} between {bound.low:g} and "
-            f"{bound.high:g} (got {str(raw)[:40]!r})",
-            bound.name,
+            f"{bound.high:g} (got {str(raw)[:40]!r})"
         )
     return int(number) if bound.kind is int else number
 
@@ -218,11 +298,13 @@ def _check_relations(inputs: Inputs) -> None:
     if inputs.micro_batches > inputs.batch:
         raise PlannerInputError(
             f"micro_batches must be at most batch ({inputs.batch}): "
-            "a micro-batch holds at least one sample",
-            "micro_batches",
+            "a micro-batch holds at least one sample"
         )
-    if inputs.bits is not None and inputs.bits > 8 * inputs.gamma:
+    messages = inputs.sizes.messages
+    if inputs.bits is not None and inputs.bits > 8 * messages:
         raise PlannerInputError(
-            f"bits must be at most 8·gamma = {8 * inputs.gamma}: quantization cannot add bits",
-            "bits",
+            f"bits must be at most 8·gamma = {8 * messages}: quantization cannot add bits"
+            if inputs.message_bytes is None and inputs.precision == "fp32"
+            else f"bits must be at most 8·message bytes = {8 * messages}: "
+            "quantization cannot add bits"
         )

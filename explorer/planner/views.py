@@ -13,13 +13,17 @@ from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 
 from .documents import PlannerError, answer
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS, preset_sources
+from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS, preset_sources
 from .networks import networks
 from .plots import sweep_figure
 
 FIELD_GROUPS = (
-    ("Machine", ("P", "flops", "memory_gb", "latency_us", "bandwidth_gbs", "gamma")),
+    ("Machine", ("P", "flops", "efficiency", "memory_gb", "latency_us", "bandwidth_gbs")),
     ("Training step", ("batch", "micro_batches", "chunks", "optimizer_values")),
+    (
+        "Bytes per value (default: the precision and optimizer's)",
+        ("gamma", "weight_bytes", "gradient_bytes", "optimizer_bytes", "message_bytes"),
+    ),
     ("Gradient exchange", ("servers", "bits", "density")),
     ("Sweep over P (the plot)", ("sweep_max", "sweep_points")),
 )
@@ -31,6 +35,8 @@ def planner_page(request):
         "presets": _presets(),
         "networks": list(networks().values()),
         "allreduce_algorithms": ALLREDUCE_ALGORITHMS,
+        "precisions": PRECISIONS,
+        "optimizers": tuple(OPTIMIZERS),
     }
     status = 200
     try:
@@ -41,6 +47,8 @@ def planner_page(request):
         context["inputs"] = {
             "network": request.GET.get("network", ""),
             "machine": request.GET.get("machine", ""),
+            "precision": request.GET.get("precision", ""),
+            "optimizer": request.GET.get("optimizer", ""),
         }
     else:
         context |= _page_context(document)

@@ -13,6 +13,25 @@ from collections.abc import Iterable
 from django import forms
 
 
+def query_problems(
+    data, allowed: Iterable[str], repeatable: Iterable[str] = ()
+) -> dict[str, list[str]]:
+    """Unknown and repeated parameters of a query string (a QueryDict), keyed by parameter: a
+    misspelt name is not silently ignored, and a repeated one does not silently take its last
+    value. `allowed` lists every parameter the endpoint reads; `repeatable` those that may repeat
+    (a multiple choice)."""
+    allowed, repeatable = set(allowed), set(repeatable)
+    problems: dict[str, list[str]] = {}
+    for name in data:
+        if name not in allowed:
+            problems[name] = [
+                f"unknown parameter {name!r}; this endpoint takes: {', '.join(sorted(allowed))}"
+            ]
+        elif name not in repeatable and len(data.getlist(name)) > 1:
+            problems[name] = [f"{name} is given {len(data.getlist(name))} times; give it once"]
+    return problems
+
+
 class EveryValue(forms.Widget):
     """Reads every non-empty value of a parameter, so that a field can refuse repetition."""
 

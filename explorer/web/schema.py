@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Iterable
 
 from django import forms
@@ -20,6 +21,10 @@ from drf_spectacular.plumbing import build_parameter_type
 from rest_framework import permissions, serializers
 
 from explorer.web.forms import ChoiceParameter, NumberParameter
+
+# Set while the schema is generated for the parameters' names alone (explorer/web/query_check.py):
+# the enums read from the catalogue are then left out, so that no query is made.
+NAMES_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("names_only", default=False)
 
 # No query value of this API contains a NUL byte: the server refuses them (a 400).
 NO_NUL = "^[^\\x00]*$"
@@ -161,6 +166,8 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
     if isinstance(field.widget, forms.MultipleHiddenInput):  # repeatable free text (?seeds=)
         return {"type": "array", "items": {"type": "string", "pattern": NO_NUL}}, True
     if isinstance(field, forms.ModelChoiceField):
+        if NAMES_ONLY.get():
+            return {"type": "string", "pattern": NO_NUL}, False
         # Read at schema time: the codes the catalogue has (a curator may add some).
         try:
             values = list(field.queryset.values_list(field.to_field_name or "pk", flat=True))

@@ -252,7 +252,7 @@ def test_it_names_unknown_parameters(catalogue, client):
     response = client.get("/api/graph/?levle=ops")
     assert response.status_code == 400
     [message] = response.json()["errors"]["levle"]
-    assert message.startswith("unknown parameter 'levle' (allowed: category, depth,")
+    assert message.startswith("unknown parameter 'levle'; this endpoint takes: category, depth,")
 
 
 def test_it_answers_the_graph_in_constant_queries(catalogue, client, django_assert_num_queries):

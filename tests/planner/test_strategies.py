@@ -143,7 +143,7 @@ def test_it_ranks_the_fitting_strategies_by_step_time_and_flags_unconfirmed_form
     assert [s["rank"] for s in ranked] == list(range(1, len(ranked) + 1))
     assert [s["step_time"] for s in ranked] == sorted(s["step_time"] for s in ranked)
     for strategy in document["strategies"]:
-        assert "Convolution (direct), input gradient: work" in strategy["unconfirmed"]
+        assert "Convolution (direct), weight gradient: work" in strategy["unconfirmed"]
         total = strategy["compute_time"] + strategy["communication_time"] + strategy["idle_time"]
         assert strategy["step_time"] == pytest.approx(total)
         assert strategy["efficiency"] == pytest.approx(strategy["speedup"] / 16)
@@ -280,8 +280,9 @@ def test_it_shards_the_model_state_by_zero_stage_and_labels_it_after_the_survey(
     )
     for strategy in stages.values():
         assert "(after the survey)" in strategy["name"]
-        zero = next(m for m in strategy["cost_models"] if m["status"] == "after the survey")
+        zero = next(m for m in strategy["cost_models"] if m["label"].startswith("ZeRO-DP"))
         assert zero["works"] == ["rajbhandari2020zero"]
+        assert zero["status"] == "confirmed"  # ZeRO's own rule: Figure 1 and Table 1 below
 
 
 def test_it_divides_the_bubble_by_the_chunks_of_an_interleaved_pipeline():
@@ -298,3 +299,15 @@ def test_it_divides_the_bubble_by_the_chunks_of_an_interleaved_pipeline():
     )
     refused = next(s for s in too_many["strategies"] if s["slug"] == "pipeline-interleaved")
     assert refused["reason"] == "P·v = 16 chunks, more than the 11 layers"
+
+
+def test_the_registry_declares_each_familys_inputs_cost_models_and_strategies():
+    from explorer.planner.strategies import FAMILIES, STRATEGY_SLUGS, all_outcomes
+
+    fields = {f.name for f in dataclasses.fields(Inputs)}
+    for family in FAMILIES:
+        assert set(family.inputs) <= fields, family.slug
+        assert set(family.cost_models) <= set(FORMULAS), family.slug
+    outcomes = all_outcomes(context(network="vgg-16", P=4))
+    assert [o.slug for o in outcomes] == list(STRATEGY_SLUGS)
+    assert len(set(STRATEGY_SLUGS)) == len(STRATEGY_SLUGS)

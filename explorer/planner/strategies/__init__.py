@@ -1,0 +1,106 @@
+"""Scaling strategies, each a composition of the catalogue's cost models, for one network on one
+machine: time per step split into compute, exposed communication and idle time, and memory per
+node split into weights, gradients, optimizer state and activations.
+
+A registry, as the demos are: one module per family of strategies, each declaring a `Family`
+(its inputs, its cost models, the strategies it yields and its composition); the planner loops
+over `FAMILIES`. The shared model and pieces are in `base`. Room is kept for the families the
+survey's successors add: tensor (intra-layer), sequence and expert parallelism each become a
+module here declaring its `FAMILY`, appended to `FAMILIES`.
+
+The interface for the planner (pure: no ORM, no request):
+
+- ``FAMILIES``: the registry, in display order; ``STRATEGY_SLUGS``: every strategy's slug, in
+  that order.
+- ``Context(inputs, network, formulas)``; ``all_outcomes(ctx)``: each family's composition, in
+  order; ``describe(outcome, ctx)``: an outcome as the API shows it; ``prime_exchanges(ctx, P)``:
+  a sweep's exchanges evaluated for all its P at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..formulas import evaluate
+from . import data, hybrid, model, pipeline, sharded
+from .base import (
+    Context,
+    Family,
+    Outcome,
+    describe,
+    gradient_exchange_values,
+    memo_key,
+    memory_split,
+    partition,
+)
+from .data import data_parallel
+from .hybrid import fc_boundary_width, hybrid_bytes
+from .model import gpipe_makespan, layer_split
+from .pipeline import interleaved
+from .sharded import zero
+
+FAMILIES: tuple[Family, ...] = (
+    data.FAMILY,
+    model.FAMILY,
+    pipeline.FAMILY,
+    hybrid.FAMILY,
+    sharded.FAMILY,
+    pipeline.INTERLEAVED_FAMILY,
+)
+
+STRATEGY_SLUGS: tuple[str, ...] = tuple(slug for f in FAMILIES for slug in f.strategies)
+
+EXCHANGE_ROLES: tuple[str, ...] = tuple(
+    dict.fromkeys(role for f in FAMILIES for role in f.exchange_roles)
+)
+
+
+def prime_exchanges(ctx: Context, points: list[int]) -> None:
+    """Evaluate the gradient-exchange formulas for every P of a sweep at once (P an array) and
+    keep each value under the key its scalar evaluation would have: the same numbers, one
+    evaluation per formula instead of one per P."""
+    is_fc = np.array([row["kind"] == "fc" for row in ctx.network.layers])
+    sizes = {float(ctx.parameters.sum()), float(ctx.parameters[~is_fc].sum())}
+    for role in EXCHANGE_ROLES:
+        record = ctx.formulas[role]
+        for elements in sizes:
+            per_p = [gradient_exchange_values(ctx.inputs.with_p(p), elements)[0] for p in points]
+            arrays = {name: np.array([v[name] for v in per_p]) for name in per_p[0]}
+            results = np.broadcast_to(evaluate(record, arrays), (len(points),))
+            for values, result in zip(per_p, results, strict=True):
+                ctx.memo[memo_key(record, values)] = float(result)
+    bubble = ctx.formulas["pipeline.bubble"]
+    stage_counts = sorted({float(min(p, len(ctx.network.layers))) for p in points})
+    for m in {1.0, float(ctx.inputs.micro_batches)}:
+        counts = {"P": np.array(stage_counts), "M": np.full(len(stage_counts), m)}
+        results = np.broadcast_to(evaluate(bubble, counts), (len(stage_counts),))
+        for count, result in zip(stage_counts, results, strict=True):
+            ctx.memo[memo_key(bubble, {"P": count, "M": m})] = float(result)
+
+
+def all_outcomes(ctx: Context) -> list[Outcome]:
+    inputs = ctx.inputs
+    ctx.prime([inputs.batch, inputs.batch / inputs.P, inputs.batch / inputs.micro_batches])
+    return [outcome for family in FAMILIES for outcome in family.compose(ctx)]
+
+
+__all__ = [
+    "EXCHANGE_ROLES",
+    "FAMILIES",
+    "STRATEGY_SLUGS",
+    "Context",
+    "Family",
+    "Outcome",
+    "all_outcomes",
+    "data_parallel",
+    "describe",
+    "fc_boundary_width",
+    "gpipe_makespan",
+    "hybrid_bytes",
+    "interleaved",
+    "layer_split",
+    "memory_split",
+    "partition",
+    "prime_exchanges",
+    "zero",
+]

@@ -1,0 +1,143 @@
+"""The hybrid of Krizhevsky's "one weird trick" [135]: convolutional layers data-parallel, fully
+connected layers model-parallel."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..formulas import Derivation, evaluate, number_text, substitute
+from ..networks import Network
+from .base import (
+    ALLREDUCE_NAMES,
+    MACHINE_INPUTS,
+    NO_OVERLAP,
+    POINT_TO_POINT,
+    REDUCTION_INPUTS,
+    VALUE_INPUTS,
+    Context,
+    Family,
+    Outcome,
+    compute_derivation,
+    exchange_time,
+    gradient_exchange_values,
+    memory_derivation,
+    memory_split,
+)
+
+
+def fc_boundary_width(network: Network, p: int) -> float:
+    """Values per sample exchanged by the model-parallel FC layers (the catalogue's C_fc): every FC
+    layer's input is gathered from all nodes, and the logits go back to each sample's node."""
+    fc = network.rows("fc")
+    return sum(row["C_in"] for row in fc) + fc[-1]["C_out"] / p
+
+
+def hybrid(ctx: Context) -> Outcome:
+    """Convolutional layers data-parallel, fully connected layers model-parallel [135]."""
+    inputs, network = ctx.inputs, ctx.network
+    algorithm = inputs.allreduce
+    outcome = Outcome(
+        "hybrid",
+        f"Hybrid: conv data-parallel ({ALLREDUCE_NAMES[algorithm]} allreduce), FC model-parallel",
+        ("hybrid-parallelism", f"allreduce-{algorithm}"),
+        ("hybrid-one-weird-trick",),
+    )
+    if inputs.batch < inputs.P:
+        return outcome.not_applicable(
+            f"fewer samples (N = {inputs.batch}) than nodes (P = {inputs.P})"
+        )
+    is_fc = np.array([row["kind"] == "fc" for row in network.layers])
+    m_conv = float(ctx.parameters[~is_fc].sum())
+    m_fc = float(ctx.parameters[is_fc].sum())
+    whole = ctx.costs(inputs.batch)
+    compute = compute_derivation(ctx, float(whole.flops.sum()) / inputs.P, "all FLOPs / P")
+    outcome.compute = compute.value
+    outcome.derivations.append(compute)
+    outcome.sources += compute.sources + [NO_OVERLAP]
+    values, reduction = gradient_exchange_values(inputs, m_conv)
+    gradients = exchange_time(
+        outcome, ctx.formulas[f"allreduce.{algorithm}"], values, reduction, ctx
+    )
+    outcome.communication = gradients + _activation_exchange(ctx, outcome, m_conv, is_fc)
+    conv_activations = float(ctx.activations[~is_fc].sum()) * inputs.batch / inputs.P
+    fc_activations = float(ctx.activations[is_fc].sum()) * inputs.batch / inputs.P
+    outcome.memory = memory_split(
+        inputs, m_conv + m_fc / inputs.P, conv_activations + fc_activations
+    )
+    outcome.derivations.append(
+        memory_derivation(
+            inputs,
+            outcome.memory,
+            "conv weights whole, FC weights / P; activations of N/P samples, FC outputs / P",
+        )
+    )
+    return outcome
+
+
+def hybrid_bytes(ctx: Context, m_conv: float) -> tuple[float, dict[str, float]]:
+    """Bytes per worker per step: the catalogue's hybrid formula at this network's sizes."""
+    inputs = ctx.inputs
+    values = {
+        "gamma": float(inputs.sizes.messages),
+        "m_conv": m_conv,
+        "N": float(inputs.batch),
+        "C_fc": fc_boundary_width(ctx.network, inputs.P),
+        "P": float(inputs.P),
+    }
+    return float(evaluate(ctx.formulas["hybrid.bytes"], values)), values
+
+
+def _activation_exchange(ctx: Context, outcome: Outcome, m_conv: float, is_fc) -> float:
+    inputs = ctx.inputs
+    if inputs.P == 1:
+        return 0.0
+    total, values = hybrid_bytes(ctx, m_conv)
+    gradient_part = float(evaluate(ctx.formulas["data_parallel.bytes"], {**values, "m": m_conv}))
+    exchanges = int(is_fc.sum()) + 1
+    messages = 2 * exchanges * (inputs.P - 1)
+    activation_bytes = total - gradient_part
+    time = messages * inputs.latency + activation_bytes * inputs.G
+    hybrid_record = ctx.formulas["hybrid.bytes"]
+    outcome.derivations.append(
+        Derivation(
+            "bytes per worker per step (hybrid)",
+            total,
+            "bytes",
+            hybrid_record.formula,
+            substitute(hybrid_record.formula, values),
+            [hybrid_record],
+            note=f"C_fc = Σ FC inputs + last FC outputs / P = {number_text(values['C_fc'])}.",
+        )
+    )
+    outcome.derivations.append(
+        Derivation(
+            "activation exchange time",
+            time,
+            "s",
+            "messages·L + (hybrid bytes − gradient bytes)·G",
+            f"{messages}·{number_text(inputs.latency)} + ({number_text(total)} − "
+            f"{number_text(gradient_part)})·{number_text(inputs.G)}",
+            [hybrid_record, ctx.formulas["data_parallel.bytes"], POINT_TO_POINT],
+            note=f"{exchanges} exchanges (into each FC layer, logits back), each forward and "
+            "backward, P−1 messages per node each.",
+        )
+    )
+    outcome.sources += [hybrid_record, ctx.formulas["data_parallel.bytes"], POINT_TO_POINT]
+    return time
+
+
+FAMILY = Family(
+    slug="hybrid",
+    name="Hybrid (conv data-parallel, FC model-parallel)",
+    inputs=("batch", "allreduce", *MACHINE_INPUTS, *VALUE_INPUTS, *REDUCTION_INPUTS),
+    cost_models=(
+        "allreduce.ring",
+        "allreduce.tree",
+        "allreduce.butterfly",
+        "allreduce.rabenseifner",
+        "hybrid.bytes",
+        "data_parallel.bytes",
+    ),
+    strategies=("hybrid",),
+    compose=lambda ctx: [hybrid(ctx)],
+)

@@ -1,0 +1,74 @@
+"""Pipelining: the layer split with M micro-batches in flight (GPipe), and after the survey the
+interleaved schedule with v model chunks per node."""
+
+from __future__ import annotations
+
+from ..formulas import Assumption, Derivation, number_text
+from .base import MACHINE_INPUTS, VALUE_INPUTS, Context, Family, Outcome
+from .model import layer_split
+
+INTERLEAVED = Assumption(
+    "interleaved-pipeline",
+    "Interleaved pipeline schedule: v model chunks per node",
+    "idle / v, stage-boundary communication × v",
+    "After the survey: the interleaved schedule of Narayanan et al. (SC 2021, arXiv 2104.04473, "
+    "§2.2.2; the schedule is described at https://developer.sourcefind.cn/codes/OpenDAS/"
+    "megatron-lm/-/commit/ab9a79791de91a2fa99d0d52379e23bcd652c61f). Each node holds v "
+    "non-contiguous chunks of layers, which divides the bubble by v and multiplies the messages "
+    "between stages by v. UNCONFIRMED: this reduction is the issue's statement of the paper's "
+    "result; we could not cite the paper's formula.",
+    status="after the survey (unconfirmed)",
+    works=("narayanan2021efficient",),
+)
+
+
+def interleaved(ctx: Context) -> Outcome:
+    """GPipe-style pipelining with v chunks per node: the bubble shrinks v times (unconfirmed)."""
+    inputs = ctx.inputs
+    chunks = inputs.chunks
+    outcome = layer_split(ctx, inputs.micro_batches)
+    outcome.slug = "pipeline-interleaved"
+    outcome.name = (
+        f"Interleaved pipeline (after the survey), v = {chunks} chunks, M = {inputs.micro_batches}"
+    )
+    outcome.sources.append(INTERLEAVED)
+    layers = len(ctx.network.layers)
+    if outcome.applicable and inputs.P * chunks > layers:
+        return outcome.not_applicable(
+            f"P·v = {inputs.P * chunks} chunks, more than the {layers} layers"
+        )
+    if not outcome.applicable:
+        return outcome
+    idle, communication = outcome.idle / chunks, outcome.communication * chunks
+    outcome.derivations.append(
+        Derivation(
+            "idle and communication time (interleaved)",
+            idle + communication,
+            "s",
+            INTERLEAVED.formula,
+            f"idle {number_text(outcome.idle)} / {chunks} + communication "
+            f"{number_text(outcome.communication)} × {chunks}",
+            [INTERLEAVED],
+        )
+    )
+    outcome.idle, outcome.communication = idle, communication
+    return outcome
+
+
+FAMILY = Family(
+    slug="pipeline",
+    name="Pipelining (GPipe)",
+    inputs=("batch", "micro_batches", *MACHINE_INPUTS, *VALUE_INPUTS),
+    cost_models=("model_parallel.bytes", "pipeline.bubble"),
+    strategies=("pipeline",),
+    compose=lambda ctx: [layer_split(ctx, ctx.inputs.micro_batches)],
+)
+
+INTERLEAVED_FAMILY = Family(
+    slug="pipeline-interleaved",
+    name="Interleaved pipelining (after the survey)",
+    inputs=FAMILY.inputs + ("chunks",),
+    cost_models=FAMILY.cost_models,
+    strategies=("pipeline-interleaved",),
+    compose=lambda ctx: [interleaved(ctx)],
+)
