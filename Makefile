@@ -10,6 +10,8 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 1
+# Test processes (pytest-xdist): one per core by default; PYTEST_WORKERS=0 runs in this process.
+PYTEST_WORKERS ?= auto
 
 .PHONY: run test setup setup-dev check-python lint bench clean-db
 
@@ -43,7 +45,7 @@ run: setup
 	$(PY) manage.py serve $(HOST):$(PORT) --workers $(WORKERS)
 
 test: setup-dev
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 lint: setup-dev
 	$(VENV)/bin/ruff check .

@@ -9,6 +9,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.forms.models import BaseInlineFormSet
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path
@@ -113,7 +114,20 @@ class EvidenceFilter(admin.SimpleListFilter):
         return queryset.filter(assignments__evidence=self.value()).distinct()
 
 
+class LabelledInlineFormSet(BaseInlineFormSet):
+    """Every control of a tabular inline's row names itself (aria-label): the table's column
+    header is no label a screen reader (or axe) can tie to the control."""
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        row = "new row" if index is None else f"row {index + 1}"
+        for name, field in form.fields.items():
+            label = field.label or name.replace("_", " ")
+            field.widget.attrs.setdefault("aria-label", f"{label} ({row})")
+
+
 class AuthorshipInline(admin.TabularInline):
+    formset = LabelledInlineFormSet
     model = Authorship
     extra = 0
     autocomplete_fields = ["author"]
@@ -121,12 +135,14 @@ class AuthorshipInline(admin.TabularInline):
 
 
 class AssignmentInline(admin.TabularInline):
+    formset = LabelledInlineFormSet
     model = Assignment
     extra = 0
     autocomplete_fields = ["category"]
 
 
 class CitationsOutInline(admin.TabularInline):
+    formset = LabelledInlineFormSet
     model = Citation
     fk_name = "citing"
     extra = 0

@@ -22,7 +22,7 @@ class CatalogueConfig(AppConfig):
 
 
 def connect_graph_cache_signals(config: AppConfig) -> None:
-    # The cached citation graph and the cached anonymous responses (explorer/middleware.py)
+    # The cached citation graph and the cached anonymous responses (explorer/web/middleware.py)
     # depend on every catalogue record: any write moves the catalogue to a new version.
     from catalogue.graph import bump_generation
 

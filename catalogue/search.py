@@ -107,3 +107,28 @@ def marked_html(fragment: str) -> SafeString:
 
 def has_mark(fragment: str | None) -> bool:
     return bool(fragment) and MARK_START in fragment
+
+
+# A search that is one identifier finds its work by that field, not by its words.
+ARXIV_FORM = r"(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:\s*)?(\d{4}\.\d{4,5})(?:v\d+)?"
+IDENTIFIER_FORMS = (
+    ("doi", re.compile(r"(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)", re.I)),
+    (
+        "arxiv_id",
+        re.compile(ARXIV_FORM, re.I),
+    ),
+    ("openalex_id", re.compile(r"(?:https?://openalex\.org/)?(W\d{4,})", re.I)),
+)
+
+
+def identifier(text: str) -> tuple[str, str] | None:
+    """(Work field, value) when the whole search is a DOI ("10.1109/72.279181", with or without
+    "doi:" or a resolver), an arXiv id ("1802.09941", "arXiv:1802.09941v2", an abstract page) or
+    an OpenAlex work id ("W2107878631"); None otherwise."""
+    stripped = text.strip()
+    for field, form in IDENTIFIER_FORMS:
+        match = form.fullmatch(stripped)
+        if match:
+            value = match.group(1)
+            return field, value.upper() if field == "openalex_id" else value
+    return None

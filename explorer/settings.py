@@ -94,9 +94,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Every error under /api/ in one JSON shape (explorer/errors.py), whichever layer answered.
-    "explorer.errors.ApiErrorMiddleware",
-    "explorer.middleware.RejectNulBytesMiddleware",
+    # Every error under /api/ in one JSON shape (explorer/web/errors.py), whichever layer answered.
+    "explorer.web.errors.ApiErrorMiddleware",
+    "explorer.web.middleware.RejectNulBytesMiddleware",
+    # An unknown or repeated query parameter on an API read: a 400 naming it, before any cache.
+    "explorer.web.parameters.QueryParameterMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -106,7 +108,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # Innermost, so that the middlewares above add their headers to cached responses too.
-    "explorer.middleware.AnonymousResponseCacheMiddleware",
+    "explorer.web.middleware.AnonymousResponseCacheMiddleware",
 ]
 
 ROOT_URLCONF = "explorer.urls"
@@ -214,13 +216,13 @@ if not DEBUG:
     }
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "explorer.schema.ContractSchema",
-    "EXCEPTION_HANDLER": "explorer.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "explorer.web.schema.ContractSchema",
+    "EXCEPTION_HANDLER": "explorer.web.errors.api_exception_handler",
     # Bodies are JSON (the schema says so, and a generated client sends it); anything else: 415.
-    "DEFAULT_PARSER_CLASSES": ["explorer.parsers.NulFreeJSONParser"],
-    # orjson (explorer/renderers.py): the same JSON, encoded several times faster.
+    "DEFAULT_PARSER_CLASSES": ["explorer.web.parsers.NulFreeJSONParser"],
+    # orjson (explorer/web/renderers.py): the same JSON, encoded several times faster.
     "DEFAULT_RENDERER_CLASSES": [
-        "explorer.renderers.FastJSONRenderer",
+        "explorer.web.renderers.FastJSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -228,15 +230,15 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": [
-        "explorer.permissions.MethodAllowed",
+        "explorer.web.permissions.MethodAllowed",
         "rest_framework.permissions.DjangoModelPermissionsOrAnonReadOnly",
     ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "explorer.pagination.WorkPagination",
+    "DEFAULT_PAGINATION_CLASS": "explorer.web.pagination.WorkPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
-        "explorer.throttling.AnonThrottle",
-        "explorer.throttling.UserThrottle",
+        "explorer.web.throttling.AnonThrottle",
+        "explorer.web.throttling.UserThrottle",
     ],
     # How many proxies stand in front of the app: 0 means the client's own address identifies it,
     # so a client cannot pick its throttling identity with a forged X-Forwarded-For.
@@ -256,8 +258,9 @@ SPECTACULAR_SETTINGS = {
         "Reading is anonymous; writes need a curator's session or token. Every error is the "
         "`Error` shape: {status, code, detail, errors}."
     ),
-    # Semantic versioning (README, "The API's contract"): 2.0.0 changed every error body.
-    "VERSION": "2.0.0",
+    # Semantic versioning (README, "The API's contract"): 2.0.0 changed every error body;
+    # 2.1.0 added `openalex_id` to the works.
+    "VERSION": "2.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies as their own components (no read-only id to send): generated clients work.
     "COMPONENT_SPLIT_REQUEST": True,
@@ -275,8 +278,8 @@ SPECTACULAR_SETTINGS = {
 CACHE_URL = os.environ.get("CACHE_URL", "")
 CACHE_ENTRIES = {
     "default": 1_000,  # the citation graph and what is derived from it (catalogue/graph.py)
-    "responses": 300,  # whole pages and API answers, up to 2 MiB each (explorer/middleware.py)
-    "throttle": 100_000,  # two small counters per client (explorer/throttling.py)
+    "responses": 300,  # whole pages and API answers, up to 2 MiB each (explorer/web/middleware.py)
+    "throttle": 100_000,  # two small counters per client (explorer/web/throttling.py)
 }
 if CACHE_URL.startswith(("redis://", "rediss://")):
     CACHES = {
@@ -297,7 +300,7 @@ else:
         for alias, entries in CACHE_ENTRIES.items()
     }
 
-# Whole responses for anonymous readers, keyed by the catalogue version (explorer/middleware.py).
+# Whole responses for anonymous readers, keyed by the catalogue version (explorer/web/middleware).
 # RESPONSE_CACHE=false measures the uncached cost of every request (bench/).
 RESPONSE_CACHE = env_bool("RESPONSE_CACHE", True)
 

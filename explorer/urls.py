@@ -2,10 +2,9 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularSwaggerSplitView
 
-from explorer.api_root import api_root
-from explorer.schema_view import SchemaView
+from explorer.web.api_root import api_root
+from explorer.web.schema_view import SchemaView, api_docs
 
 urlpatterns = [
     path("api/", api_root, name="api-root"),
@@ -18,6 +17,6 @@ urlpatterns = [
     path("", include("explorer.works.urls")),
     path("", include("explorer.planner.urls")),
     path("api/schema/", SchemaView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", api_docs, name="api-docs"),
     path("admin/", admin.site.urls),
 ]

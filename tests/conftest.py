@@ -23,6 +23,16 @@ def empty_cache():
     clear_caches()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def declared_parameters_built(django_db_setup, django_db_blocker):
+    """The API's parameter check reads the schema once per process: built here, so that no
+    test's query count depends on being the process's first API request."""
+    from explorer.web.parameters import declared_parameters
+
+    with django_db_blocker.unblock():
+        declared_parameters()
+
+
 def catalogue_models() -> list:
     """The catalogue's tables, the many-to-many ones included, parents before children."""
     return list(apps.get_app_config("catalogue").get_models(include_auto_created=True))
@@ -40,16 +50,30 @@ def survey_rows(django_db_setup, django_db_blocker) -> list[tuple[type, list[dic
     return rows
 
 
-@pytest.fixture
-def survey(db, survey_rows):
-    """The whole survey, as the real command loads it: copied from the session's rows (a few
-    bulk inserts instead of a second of parsing), inside the test's transaction."""
-    for model, rows in survey_rows:
-        model.objects.bulk_create(model(**row) for row in rows)
+def copy_survey(survey_rows) -> None:
+    """Write the rows the real `load_survey` wrote (a few bulk inserts instead of a second or
+    more of parsing and checking). In one transaction, since the rows reference each other
+    (categories their parents): the foreign keys are checked at its end."""
+    with transaction.atomic():
+        for model, rows in survey_rows:
+            model.objects.bulk_create(model(**row) for row in rows)
     with connection.cursor() as cursor:  # PostgreSQL: ids continue after the copied ones
         for statement in connection.ops.sequence_reset_sql(no_style(), catalogue_models()):
             cursor.execute(statement)
     bump_generation()
+
+
+@pytest.fixture
+def survey(db, survey_rows):
+    """The whole survey, as the real command loads it, inside the test's transaction."""
+    copy_survey(survey_rows)
+
+
+@pytest.fixture
+def committed_survey(transactional_db, survey_rows):
+    """The whole survey, committed, for a live server or a worker process to read (the test
+    database is emptied after the test)."""
+    copy_survey(survey_rows)
 
 
 @pytest.fixture

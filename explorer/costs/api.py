@@ -30,11 +30,11 @@ from explorer.costs import plots as cost_plots
 from explorer.costs.params import SWEEP_PARAMETERS, EvaluateForm
 from explorer.costs.presets import PRESETS, SIZE_HELP
 from explorer.costs.records import CostFormula, ParameterError, cost_formula, cost_formulas
-from explorer.links import link
-from explorer.memo import per_version
-from explorer.middleware import cached_for_anonymous
-from explorer.renderers import FastJSONRenderer
-from explorer.schema import field_schema
+from explorer.web.links import link
+from explorer.web.memo import per_version
+from explorer.web.middleware import cached_for_anonymous
+from explorer.web.renderers import FastJSONRenderer
+from explorer.web.schema import field_schema
 
 
 @cached_for_anonymous
@@ -228,6 +228,13 @@ class PlotView(ReadOnlyCostView):
             params.check_known(query, params.PAGE_PARAMETERS | {"format"})
             result = cost_plots.build_plot(name, per_version("cost-formulas", cost_formulas), query)
         except (ParameterError, FormulaError) as error:
-            raise ValidationError([str(error)]) from None
+            raise ValidationError({keyed_by(str(error), query): [str(error)]}) from None
         page = link("costs:costs", query=request.GET.urlencode())
         return Response(result | {"html_url": request.build_absolute_uri(page)})
+
+
+def keyed_by(message: str, query: dict) -> str:
+    """The parameter a plot's message is about: its messages start with the parameter's name
+    ("N must be between ..."); one about none of them goes under non_field_errors."""
+    first = message.split(" ", 1)[0]
+    return first if first in query else "non_field_errors"

@@ -21,7 +21,7 @@ from explorer.costs.records import (
     Operator,
     ParameterError,
 )
-from explorer.forms import (
+from explorer.web.forms import (
     ChoiceParameter,
     EveryValue,
     NumberParameter,

@@ -14,9 +14,9 @@ from explorer.costs import plots as cost_plots
 from explorer.costs.numbers import format_number
 from explorer.costs.presets import DEFAULT_PRESET, FC, FC_SIZES, PRESETS, SIZE_BOUNDS, SIZE_HELP
 from explorer.costs.records import CostFormula, ParameterError, cost_formulas, operators
-from explorer.links import link
-from explorer.memo import per_version
-from explorer.middleware import cached_for_anonymous
+from explorer.web.links import link
+from explorer.web.memo import per_version
+from explorer.web.middleware import cached_for_anonymous
 
 PLOT_TITLES = {
     "wd-plane": "(a) The W-D plane",

@@ -30,7 +30,7 @@ from explorer.demos.service import (
     start_run,
 )
 from explorer.demos.tasks import wait_for_run
-from explorer.throttling import DemoRunThrottle
+from explorer.web.throttling import DemoRunThrottle
 
 
 class DemoParamSerializer(serializers.Serializer):

@@ -13,7 +13,7 @@ import json
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, models, transaction
+from django.db import models
 from django.db.models import Avg, Q
 from django.utils import timezone
 
@@ -94,39 +94,6 @@ class DemoRunQuerySet(models.QuerySet):
         else:
             message = f"the demo queue is full ({total} runs waiting or running)"
         raise QueueFull(f"{message}; retry in {retry_after} s", retry_after)
-
-    def submit(self, slug: str, raw_params: dict, client: str = "") -> tuple[DemoRun, bool]:
-        """The run for these parameters: an existing one (succeeded, queued or running), or a
-        new one queued for a worker. Returns (run, created).
-
-        Raises ParamError (bad parameters: nothing is queued) and QueueFull.
-        """
-        from explorer.demos import DEMOS
-        from explorer.demos.base import validate_params
-        from explorer.demos.tasks import enqueue
-
-        demo = DEMOS[slug]
-        params = validate_params(demo, raw_params)
-        if existing := self.reusable(slug, demo.version, params):
-            return existing, False
-        self.check_room(client)
-        try:
-            with transaction.atomic():
-                run = self.create(
-                    slug=slug,
-                    version=demo.version,
-                    params_digest=params_digest(params),
-                    params=params,
-                    client=client,
-                )
-                # With the database backend the task row commits with the run, or neither does.
-                enqueue(run, attempt=1)
-        except IntegrityError:  # the same parameters were queued meanwhile: share that run
-            if existing := self.reusable(slug, demo.version, params):
-                return existing, False
-            raise
-        run.refresh_from_db()
-        return run, True
 
     def claim(self, run_id: int, attempt: int, worker_id: str) -> bool:
         """Mark a queued run as running for this attempt; False when another attempt has it or

@@ -15,8 +15,8 @@ from django.urls import reverse
 from explorer.demos import DEMOS
 from explorer.demos.base import Demo, ParamError
 from explorer.demos.models import DemoRun, QueueFull
-from explorer.demos.tasks import recover_lost_runs
-from explorer.throttling import DemoRunThrottle, client_key
+from explorer.demos.tasks import recover_lost_runs, submit_run
+from explorer.web.throttling import DemoRunThrottle, client_key
 
 
 def demo_or_404(slug: str) -> Demo:
@@ -65,7 +65,7 @@ def start_run(request, slug: str, raw_params: dict) -> tuple[DemoRun, bool]:
     """
     demo_or_404(slug)
     try:
-        return DemoRun.objects.submit(slug, raw_params, client_key(request))
+        return submit_run(slug, raw_params, client_key(request))
     except ParamError as error:
         raise RunRefused({"error": str(error)}, 400) from None
     except QueueFull as error:

@@ -1,6 +1,6 @@
 """Demo runs as tasks of Django's task framework (django.tasks).
 
-A request validates the parameters and queues a `DemoRun` (`DemoRun.objects.submit`); a worker
+A request validates the parameters and queues a `DemoRun` (`submit_run`); a worker
 (`manage.py demo_worker`, django-tasks-db's worker plus the recovery below) takes the task and
 runs the demo through the sandboxed runner: a child process with CPU, memory and wall-clock
 limits, whose progress lines become the run's progress and its heartbeat.
@@ -20,13 +20,13 @@ from datetime import timedelta
 
 from django.apps import apps
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.tasks import TaskContext, task
 from django.utils import timezone
 
-from explorer.demos import runner
-from explorer.demos.base import DemoError
-from explorer.demos.models import DemoRun
+from explorer.demos import DEMOS, runner
+from explorer.demos.base import DemoError, validate_params
+from explorer.demos.models import DemoRun, params_digest
 from explorer.demos.runner import DemoLimitExceeded
 
 logger = logging.getLogger(__name__)
@@ -66,6 +66,36 @@ def execute_demo_run(context: TaskContext, run_id: int, attempt: int) -> str:
     DemoRun.objects.succeed(run_id, attempt, outcome["result"], outcome["elapsed_s"])
     keep_stored_runs_bounded()
     return DemoRun.SUCCEEDED
+
+
+def submit_run(slug: str, raw_params: dict, client: str = "") -> tuple[DemoRun, bool]:
+    """The run for these parameters: an existing one (succeeded, queued or running), or a
+    new one queued for a worker. Returns (run, created).
+
+    Raises ParamError (bad parameters: nothing is queued) and QueueFull.
+    """
+    demo = DEMOS[slug]
+    params = validate_params(demo, raw_params)
+    if existing := DemoRun.objects.reusable(slug, demo.version, params):
+        return existing, False
+    DemoRun.objects.check_room(client)
+    try:
+        with transaction.atomic():
+            run = DemoRun.objects.create(
+                slug=slug,
+                version=demo.version,
+                params_digest=params_digest(params),
+                params=params,
+                client=client,
+            )
+            # With the database backend the task row commits with the run, or neither does.
+            enqueue(run, attempt=1)
+    except IntegrityError:  # the same parameters were queued meanwhile: share that run
+        if existing := DemoRun.objects.reusable(slug, demo.version, params):
+            return existing, False
+        raise
+    run.refresh_from_db()
+    return run, True
 
 
 def enqueue(run: DemoRun, attempt: int) -> None:

@@ -38,8 +38,8 @@ from explorer.graph.documents import (
     title_text,
 )
 from explorer.graph.query import GraphForm, SnowballForm, WorkFilter, parse_query
-from explorer.middleware import cached_for_anonymous
-from explorer.renderers import FastJSONRenderer
+from explorer.web.middleware import cached_for_anonymous
+from explorer.web.renderers import FastJSONRenderer
 
 GRAPH_FORMATS = {
     "json": "application/json",

@@ -17,7 +17,7 @@ from catalogue import graph as citation_graph
 from catalogue.graph import CatalogueGraph, Snowball
 from catalogue.models import Category
 from explorer.graph.query import Query
-from explorer.palette import NO_LEVEL_COLOUR, level_colours
+from explorer.web.palette import NO_LEVEL_COLOUR, level_colours
 
 CAVEAT = (
     'Citation coverage is partial: a missing edge does not mean "does not cite". '

@@ -40,7 +40,7 @@ from explorer.graph.query import (
     SnowballForm,
     parse_query,
 )
-from explorer.middleware import cached_for_anonymous
+from explorer.web.middleware import cached_for_anonymous
 
 
 def bad_request(request, messages: list[str], back: str):

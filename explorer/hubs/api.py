@@ -11,9 +11,9 @@ from rest_framework.views import APIView
 
 from explorer.hubs.documents import hub_document
 from explorer.hubs.hub import load_hub
-from explorer.memo import per_version
-from explorer.middleware import cached_for_anonymous
-from explorer.renderers import FastJSONRenderer
+from explorer.web.memo import per_version
+from explorer.web.middleware import cached_for_anonymous
+from explorer.web.renderers import FastJSONRenderer
 
 
 @cached_for_anonymous

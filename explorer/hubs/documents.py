@@ -7,7 +7,7 @@ from typing import Any
 from catalogue.mathml import formula_mathml
 from explorer.hubs.hub import Hub, status_label
 from explorer.hubs.links import hub_links
-from explorer.links import link
+from explorer.web.links import link
 
 COVERAGE_NOTE = (
     "Citation coverage is partial: a missing edge does not mean that a work does not cite another."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from explorer.links import link
+from explorer.web.links import link
 
 
 def facet(node) -> str:

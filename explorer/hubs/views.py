@@ -7,8 +7,8 @@ from django.shortcuts import render
 from explorer.hubs.hub import load_hub, status_label
 from explorer.hubs.links import hub_links
 from explorer.hubs.wd_plot import wd_svg
-from explorer.memo import per_version
-from explorer.middleware import cached_for_anonymous
+from explorer.web.memo import per_version
+from explorer.web.middleware import cached_for_anonymous
 
 
 @cached_for_anonymous

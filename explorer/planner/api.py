@@ -1,6 +1,7 @@
 """/api/planner/: the planner's JSON twin, taking the page's query parameters.
 
-Anonymous read only. A bad value is a 400 {errors: [message naming the parameter and its bound]};
+Anonymous read only. A bad, unknown or repeated parameter is a 400 in the shared error shape,
+its messages keyed by parameter (code `invalid`);
 never a 500 for a query string.
 """
 
@@ -8,12 +9,13 @@ from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from explorer.middleware import cached_for_anonymous
-from explorer.renderers import FastJSONRenderer
+from explorer.web.middleware import cached_for_anonymous
+from explorer.web.renderers import FastJSONRenderer
 
 from .documents import PlannerError, answer
 from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS
@@ -65,5 +67,7 @@ class PlannerView(APIView):
         try:
             document = answer(request.GET)
         except PlannerError as error:
+            if error.status == 400:
+                raise ValidationError(error.errors) from None
             return Response({"errors": error.messages}, status=error.status)
         return Response(document)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from catalogue.costs import FormulaError
-from explorer.links import link
-from explorer.memo import per_version
+from explorer.web.links import link
+from explorer.web.memo import per_version
+from explorer.web.parameters import parameter_errors
 
 from . import plan as planning
 from .data import catalogue_formulas, technique_links
@@ -17,9 +18,13 @@ from .networks import networks
 
 
 class PlannerError(ValueError):
-    def __init__(self, messages: list[str], status: int = 400) -> None:
-        super().__init__("; ".join(messages))
-        self.messages, self.status = messages, status
+    """What is wrong with a query: messages per parameter (`errors`), and all of them in order
+    for the page (`messages`)."""
+
+    def __init__(self, errors: dict[str, list[str]], status: int = 400) -> None:
+        self.errors, self.status = errors, status
+        self.messages = [message for messages in errors.values() for message in messages]
+        super().__init__("; ".join(self.messages))
 
 
 def answer(query) -> dict[str, Any]:
@@ -31,18 +36,19 @@ def answer(query) -> dict[str, Any]:
 
 
 def _answer(query) -> dict[str, Any]:
+    if errors := parameter_errors(query, PlannerForm.parameter_names()):
+        raise PlannerError(errors)
     form = PlannerForm(query)
     if not form.is_valid():
-        raise PlannerError(form.error_messages())
+        raise PlannerError(form.messages_by_parameter())
     try:
         inputs = parse(form.query(), set(networks()))
         document = planning.plan(inputs, catalogue_formulas())
     except PlannerInputError as error:
-        raise PlannerError([str(error)]) from None
+        raise PlannerError({error.parameter: [str(error)]}) from None
     except (CatalogueIncomplete, FormulaError) as error:
-        raise PlannerError(
-            [f"the catalogue's cost models cannot be composed: {error}"], 503
-        ) from None
+        message = f"the catalogue's cost models cannot be composed: {error}"
+        raise PlannerError({"non_field_errors": [message]}, 503) from None
     chosen = form.cleaned_data["strategy"]
     if chosen:
         document["strategies"] = [s for s in document["strategies"] if s["slug"] in chosen]

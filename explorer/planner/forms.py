@@ -11,6 +11,8 @@ from typing import Any
 
 from django import forms
 
+from explorer.web.parameters import EVERYWHERE, Declared
+
 from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS, Bound, Inputs
 from .networks import networks
 from .strategies import STRATEGY_SLUGS
@@ -56,15 +58,18 @@ class PlannerForm(forms.Form):
         for name, bound in BOUNDS.items():
             self.fields[name] = _bounded_field(bound)
 
-    def error_messages(self) -> list[str]:
-        messages = []
-        for name, errors in self.errors.items():
-            for error in errors:
-                if name in BOUNDS:
-                    messages.append(str(error))
-                else:
-                    messages.append(f"{name}: {error}")
-        return messages
+    @classmethod
+    def parameter_names(cls) -> Declared:
+        """The query parameters the planner reads (`strategy` may repeat)."""
+        names = frozenset(cls.base_fields) | frozenset(BOUNDS) | EVERYWHERE
+        return Declared(names=names, arrays=frozenset({"strategy"}), open=False)
+
+    def messages_by_parameter(self) -> dict[str, list[str]]:
+        """Parameter -> messages, each naming its parameter (a bound's message already does)."""
+        return {
+            name: [str(error) if name in BOUNDS else f"{name}: {error}" for error in errors]
+            for name, errors in self.errors.items()
+        }
 
     def query(self) -> dict[str, Any]:
         """The cleaned values that were given, for machine.parse."""

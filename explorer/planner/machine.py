@@ -16,7 +16,12 @@ ALLREDUCE_ALGORITHMS = ("ring", "tree", "butterfly", "rabenseifner")
 
 
 class PlannerInputError(ValueError):
-    """An input out of its bounds; the message names the input and the bound (a 400)."""
+    """An input out of its bounds; the message names the input and the bound (a 400, its
+    errors keyed by `parameter`)."""
+
+    def __init__(self, message: str, parameter: str) -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 @dataclass(frozen=True)
@@ -171,7 +176,9 @@ def parse(query: dict[str, Any], networks: set[str]) -> Inputs:
     """Inputs from a query (strings or numbers): preset values first, then explicit ones."""
     machine = str(query.get("machine") or "example")
     if machine not in PRESETS:
-        raise PlannerInputError(f"machine must be one of {', '.join(PRESETS)} (got {machine!r})")
+        raise PlannerInputError(
+            f"machine must be one of {', '.join(PRESETS)} (got {machine!r})", "machine"
+        )
     values: dict[str, Any] = {"machine": machine, **PRESETS[machine].values}
     for name, bound in BOUNDS.items():
         raw = query.get(name)
@@ -179,10 +186,12 @@ def parse(query: dict[str, Any], networks: set[str]) -> Inputs:
             values[name] = _number(bound, raw)
     network = str(query.get("network") or Inputs.network)
     if network not in networks:
-        raise PlannerInputError(f"network must be one of {', '.join(sorted(networks))}")
+        raise PlannerInputError(f"network must be one of {', '.join(sorted(networks))}", "network")
     allreduce = str(query.get("allreduce") or "ring")
     if allreduce not in ALLREDUCE_ALGORITHMS:
-        raise PlannerInputError(f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}")
+        raise PlannerInputError(
+            f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}", "allreduce"
+        )
     inputs = Inputs(network=network, allreduce=allreduce, **values)
     _check_relations(inputs)
     return inputs
@@ -199,7 +208,8 @@ def _number(bound: Bound, raw: Any) -> int | float:
         kind = "an integer" if bound.kind is int else "a number"
         raise PlannerInputError(
             f"{bound.name} ({bound.help}) must be {kind} between {bound.low:g} and "
-            f"{bound.high:g} (got {str(raw)[:40]!r})"
+            f"{bound.high:g} (got {str(raw)[:40]!r})",
+            bound.name,
         )
     return int(number) if bound.kind is int else number
 
@@ -208,9 +218,11 @@ def _check_relations(inputs: Inputs) -> None:
     if inputs.micro_batches > inputs.batch:
         raise PlannerInputError(
             f"micro_batches must be at most batch ({inputs.batch}): "
-            "a micro-batch holds at least one sample"
+            "a micro-batch holds at least one sample",
+            "micro_batches",
         )
     if inputs.bits is not None and inputs.bits > 8 * inputs.gamma:
         raise PlannerInputError(
-            f"bits must be at most 8·gamma = {8 * inputs.gamma}: quantization cannot add bits"
+            f"bits must be at most 8·gamma = {8 * inputs.gamma}: quantization cannot add bits",
+            "bits",
         )

@@ -9,8 +9,8 @@ from urllib.parse import urlencode
 
 from django.shortcuts import render
 
-from explorer.links import link
-from explorer.middleware import cached_for_anonymous
+from explorer.web.links import link
+from explorer.web.middleware import cached_for_anonymous
 
 from .documents import PlannerError, answer
 from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, PRESETS, preset_sources

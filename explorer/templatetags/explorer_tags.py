@@ -6,6 +6,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from catalogue import metadata
 from catalogue.bibtex import display_text
 from catalogue.constants import ENTRY_TYPE_WORDS
 from catalogue.costs import FormulaError
@@ -107,3 +108,10 @@ def formula(text: str) -> SafeString:
     return mark_safe(  # noqa: S308 - the printer escapes every name and number
         f'<span class="formula">{math}<code class="formula-text">{plain}</code></span>'
     )
+
+
+@register.filter
+def coins(work) -> str:
+    """The title of a work's COinS span (an OpenURL ContextObject Zotero reads from a list);
+    the work's authorships are prefetched by the list."""
+    return metadata.coins(metadata.WorkFields.of(work, work.author_names))

@@ -24,9 +24,9 @@ from catalogue.models import (
     Technique,
     Work,
 )
-from explorer.memo import per_version
-from explorer.middleware import cached_for_anonymous
-from explorer.pagination import CountInPagePagination
+from explorer.web.memo import per_version
+from explorer.web.middleware import cached_for_anonymous
+from explorer.web.pagination import CountInPagePagination
 from explorer.works import serializers
 from explorer.works.filters import (
     ERA_CHOICES,
@@ -103,7 +103,7 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "key"
     lookup_value_regex = KEY_REGEX
     filterset_class = WorkFilter
-    query_forms = [(WorkFilter, ())]  # the schema's parameters (explorer/schema.py)
+    query_forms = [(WorkFilter, ())]  # the schema's parameters (explorer/web/schema.py)
     pagination_class = CountInPagePagination
 
     def get_queryset(self):
@@ -210,7 +210,7 @@ class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewS
 
 class PerVersionListMixin:
     """A list that depends on nothing but the catalogue (no filter, no pagination, no URL in
-    its documents): serialized once per catalogue version (explorer/memo.py)."""
+    its documents): serialized once per catalogue version (explorer/web/memo.py)."""
 
     def list(self, request, *args, **kwargs):
         def documents() -> list:

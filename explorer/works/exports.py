@@ -17,7 +17,7 @@ from django.http import HttpResponse, JsonResponse
 
 from catalogue.bibtex import display_text, export_works, person_name
 from catalogue.models import Work
-from explorer.middleware import cached_for_anonymous
+from explorer.web.middleware import cached_for_anonymous
 from explorer.works.filters import WorkFilter
 
 CSV_COLUMNS = [

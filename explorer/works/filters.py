@@ -24,7 +24,7 @@ from catalogue.models import (
     has_cost_model,
     has_demo,
 )
-from explorer.memo import per_version
+from explorer.web.memo import per_version
 
 MAX_QUERY_LENGTH = 200
 ORDERINGS = {

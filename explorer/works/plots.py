@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from explorer.palette import level_colours
+from explorer.web.palette import level_colours
 
 
 def timeline_figure(

@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from catalogue.bibtex import display_text, export_works
 from catalogue.models import Author, Citation, CostModel, Technique, Work
-from explorer.links import link_maker
+from explorer.web.links import link_maker
 from explorer.works.find_links import search_links
 
 
@@ -55,6 +55,7 @@ class WorkListSerializer(serializers.ModelSerializer):
             "arxiv_id",
             "doi",
             "url",
+            "openalex_id",
             "categories",
             "api_url",
             "html_url",
@@ -92,6 +93,7 @@ WORK_ROW_FIELDS = [
     "arxiv_id",
     "doi",
     "url",
+    "openalex_id",
 ]
 
 
@@ -134,6 +136,7 @@ def work_row(work: Mapping, authors: list[str], categories: list[dict], links: W
         "arxiv_id": work["arxiv_id"],
         "doi": work["doi"],
         "url": work["url"],
+        "openalex_id": work["openalex_id"],
         "categories": categories,
         "api_url": links.api(work["key"]),
         "html_url": links.html(work["key"]),

@@ -6,7 +6,7 @@ from rest_framework.routers import DefaultRouter
 from explorer.works import api, exports, views
 
 router = DefaultRouter()
-# /api/ lists every endpoint, not only the router's (explorer/api_root.py).
+# /api/ lists every endpoint, not only the router's (explorer/web/api_root.py).
 router.include_root_view = False
 router.register("works", api.WorkViewSet, basename="api-work")
 router.register("categories", api.CategoryViewSet, basename="api-category")

@@ -11,11 +11,11 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 
-from catalogue import bibtex
+from catalogue import bibtex, metadata
 from catalogue.models import Assignment, Author, Authorship, Category, Citation, Provenance, Work
-from explorer.memo import per_version
-from explorer.middleware import cached_for_anonymous
-from explorer.pagination import counted_paginator, page_size_message
+from explorer.web.memo import per_version
+from explorer.web.middleware import cached_for_anonymous
+from explorer.web.pagination import counted_paginator, page_size_message
 from explorer.works import plots
 from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter, category_tree, era_parameter
 from explorer.works.find_links import search_links
@@ -73,6 +73,7 @@ def work_list(request):
     if searched.strip():
         _mark_matches(page.object_list, searched)
     context = {
+        "other_era": _other_era(request, works_filter) if searched.strip() else None,
         "filter": works_filter,
         "chips": [
             (label, _without(request, "page", *names))
@@ -87,6 +88,22 @@ def work_list(request):
     }
     template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
     return render(request, template, context)
+
+
+def _other_era(request, works_filter) -> dict | None:
+    """A search shown for one era: how many works of the other era match it too (one query)."""
+    era = works_filter.selected_era
+    if era not in ("survey", "after"):
+        return None
+    other = "after" if era == "survey" else "survey"
+    data = request.GET.copy()
+    data["era"] = other
+    data.pop("page", None)
+    other_filter = WorkFilter(data, queryset=Work.objects.all())
+    if not other_filter.is_valid():
+        return None
+    label = "after the survey" if other == "after" else "in the survey"
+    return {"era": other, "label": label, "count": other_filter.qs.count()}
 
 
 # Query parameters that change which works are listed (the others: which page, in what order).
@@ -163,8 +180,13 @@ def work_detail(request, key: str):
         key=key,
     )
     cites_total, cited_by_total = work.citation_totals
+    fields = metadata.WorkFields.of(work, work.author_names)
+    page_url = request.build_absolute_uri(work.get_absolute_url())
     context = {
         "work": work,
+        "identifiers": metadata.identifier_links(fields),
+        "citation_meta": metadata.citation_meta(fields, page_url),
+        "json_ld": metadata.json_ld(metadata.scholarly_article(fields, page_url)),
         "bibtex": bibtex.export_works([work]),
         "cites": work.cites_shown,
         "cited_by": work.cited_by_shown,
@@ -266,5 +288,6 @@ def sources(request):
         ),
         "provenance": dict(Citation.objects.values_list("provenance").annotate(n=Count("pk"))),
         "provenance_labels": dict(Provenance.choices),
+        "identifiers": Work.objects.identifier_report(),
     }
     return render(request, "works/sources.html", context)

@@ -174,7 +174,7 @@ def test_it_answers_404_for_a_missing_model(client, db):
 
 def test_it_evaluates_in_one_query(client, density, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1 the cost model with its technique
     with django_assert_num_queries(2):
         client.get(f"/api/cost-models/{density.pk}/evaluate/?sweep=N&points=200")
@@ -264,18 +264,20 @@ def test_it_marks_allreduce_crossovers_in_the_api(client, survey):
 
 
 @pytest.mark.parametrize(
-    ("url", "message"),
+    ("url", "parameter", "message"),
     [
-        ("/api/costs/plots/wd-plane/?colour=red", "unknown parameter colour"),
-        ("/api/costs/plots/wd-plane/?N=0", "N must be between 1 and 65536 (got 0)"),
-        ("/api/costs/plots/brent/?op=nope", "op must be one of"),
-        ("/api/costs/plots/allreduce-p/?P_max=1e9", "P_max must be between 1 and 65536"),
+        ("/api/costs/plots/wd-plane/?colour=red", "colour", "unknown parameter 'colour'"),
+        ("/api/costs/plots/wd-plane/?N=0", "N", "N must be between 1 and 65536 (got 0)"),
+        ("/api/costs/plots/brent/?op=nope", "op", "op must be one of"),
+        ("/api/costs/plots/allreduce-p/?P_max=1e9", "P_max", "P_max must be between 1 and 65536"),
     ],
 )
-def test_it_refuses_bad_plot_parameters(client, survey, url, message):
+def test_it_refuses_bad_plot_parameters(client, survey, url, parameter, message):
     response = client.get(url)
     assert response.status_code == 400
-    [error] = response.json()["errors"]["non_field_errors"]
+    body = response.json()
+    assert body["code"] == "invalid" and list(body["errors"]) == [parameter]
+    [error] = body["errors"][parameter]
     assert message in error
 
 
@@ -284,8 +286,8 @@ def test_it_answers_404_for_an_unknown_plot(client, db):
 
 
 def test_it_builds_a_plot_in_three_queries(client, survey, django_assert_num_queries):
-    # The catalogue version twice: it keys the response cache (explorer/middleware.py) and the
-    # cost models kept per version (explorer/memo.py); then 1 the cost models with their
+    # The catalogue version twice: it keys the response cache (explorer/web/middleware.py) and the
+    # cost models kept per version (explorer/web/memo.py); then 1 the cost models with their
     # techniques, 2 the models' works, 3 the techniques' works
     with django_assert_num_queries(5):
         client.get("/api/costs/plots/wd-plane/")

@@ -89,8 +89,8 @@ def test_it_still_draws_the_plots_that_a_bad_parameter_does_not_touch(client, su
 
 
 def test_it_renders_the_costs_page_in_three_queries(client, survey, django_assert_num_queries):
-    # The catalogue version twice: it keys the response cache (explorer/middleware.py) and the
-    # cost models kept per version (explorer/memo.py); then 1 the cost models with their
+    # The catalogue version twice: it keys the response cache (explorer/web/middleware.py) and the
+    # cost models kept per version (explorer/web/memo.py); then 1 the cost models with their
     # techniques, 2 the models' works, 3 the techniques' works
     with django_assert_num_queries(5):
         assert client.get("/costs/?preset=resnet50-conv1").status_code == 200
@@ -128,7 +128,7 @@ def test_it_lists_the_techniques_by_level_with_cost_models_works_and_demos(clien
 
 def test_it_renders_the_techniques_page_in_constant_queries(client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     ops = make_category("ops")
     conv = make_category("ops-conv", parent=ops)
     for index in range(3):

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).parent / "screenshots"
@@ -59,6 +58,5 @@ def page(browser, request):
 
 
 @pytest.fixture
-def live_survey(transactional_db, live_server):
-    call_command("load_survey", verbosity=0)
+def live_survey(committed_survey, live_server):
     return live_server

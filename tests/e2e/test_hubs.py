@@ -31,6 +31,17 @@ PAGES = [
     "/sources/",
     "/numbers/",
     "/data-quality/",
+    "/api/docs/",
+    "/admin/login/",
+]
+# The admin's pages, seen by a curator (issue 28: the admin joins the axe list).
+ADMIN_PAGES = [
+    "/admin/",
+    "/admin/catalogue/work/",
+    "/admin/catalogue/work/?q=pipelining",
+    "/admin/catalogue/category/",
+    "/admin/catalogue/technique/",
+    "/admin/catalogue/author/",
 ]
 BLOCKING = {"serious", "critical"}
 
@@ -203,3 +214,24 @@ def test_it_finds_no_serious_accessibility_violation_on_any_page(sized, live_sur
         if width > 0:
             sideways[path] = width
     assert (violations, sideways) == ({}, {})
+
+
+def test_the_admin_has_no_serious_accessibility_violation(sized, live_survey, django_user_model):
+    """axe-core on the admin's pages, logged in as a superuser, and on a work's change form."""
+    from catalogue.models import Work  # noqa: PLC0415
+
+    page, _ = sized
+    django_user_model.objects.create_superuser("axe", password="a-long-enough-password")
+    page.goto(f"{live_survey.url}/admin/login/")
+    page.fill("#id_username", "axe")
+    page.fill("#id_password", "a-long-enough-password")
+    page.click("input[type=submit]")
+    work = Work.objects.get(key="dean2012large")
+    violations = {}
+    for path in [*ADMIN_PAGES, f"/admin/catalogue/work/{work.pk}/change/"]:
+        page.goto(f"{live_survey.url}{path}")
+        page.wait_for_load_state("networkidle")
+        found = axe_violations(page, live_survey.url)
+        if found:
+            violations[path] = found
+    assert violations == {}

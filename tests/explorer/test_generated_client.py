@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 
 from catalogue.models import Citation, CostModel, Work
@@ -19,8 +18,7 @@ GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 
 
 @pytest.fixture
-def generated(tmp_path, transactional_db, live_server, client, monkeypatch):
-    call_command("load_survey", verbosity=0)
+def generated(tmp_path, committed_survey, live_server, client, monkeypatch):
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(client.get("/api/schema/?format=json").json()))
     output = tmp_path / "explorer_client"

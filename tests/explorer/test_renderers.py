@@ -7,7 +7,7 @@ import uuid
 from django.utils.translation import gettext_lazy
 from rest_framework.renderers import JSONRenderer
 
-from explorer.renderers import FastJSONRenderer
+from explorer.web.renderers import FastJSONRenderer
 
 
 def test_it_writes_what_drf_writes():

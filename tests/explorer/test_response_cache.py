@@ -112,7 +112,7 @@ UNCACHED_PATHS = [
 def test_it_caches_exactly_the_catalogue_pages_and_their_json(rf, path, cached):
     from django.contrib.auth.models import AnonymousUser
 
-    from explorer.middleware import is_cacheable
+    from explorer.web.middleware import is_cacheable
 
     request = rf.get(path)
     request.user = AnonymousUser()

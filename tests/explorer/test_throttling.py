@@ -4,7 +4,7 @@ import threading
 
 from django.test import RequestFactory
 
-from explorer.throttling import AnonThrottle
+from explorer.web.throttling import AnonThrottle
 from tests.helpers import clear_caches
 
 FACTORY = RequestFactory()

@@ -15,10 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 
-from explorer import throttling
+from explorer.web import throttling
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 ST = Path(sys.executable).with_name("st")
@@ -27,10 +26,9 @@ SEED = os.environ.get("FUZZ_SEED", "17")
 
 
 @pytest.fixture
-def fuzzed_server(transactional_db, live_server, curator, monkeypatch):
+def fuzzed_server(committed_survey, live_server, curator, monkeypatch):
     """The survey behind a live server, rate limits out of the fuzzer's way (a 429 is
     documented, but every operation answering 429 would test nothing)."""
-    call_command("load_survey", verbosity=0)
     unlimited = {"anon": None, "user": None, "demo_run": None}
     monkeypatch.setattr(throttling.AnonThrottle, "THROTTLE_RATES", unlimited)
     monkeypatch.setattr(throttling.UserThrottle, "THROTTLE_RATES", unlimited)

@@ -251,13 +251,13 @@ def test_it_answers_404_for_an_ego_that_names_no_work(catalogue, client):
 def test_it_names_unknown_parameters(catalogue, client):
     response = client.get("/api/graph/?levle=ops")
     assert response.status_code == 400
-    [message] = response.json()["errors"]["non_field_errors"]
-    assert message.startswith("unknown parameter(s): levle; this page takes: category, depth,")
+    [message] = response.json()["errors"]["levle"]
+    assert message.startswith("unknown parameter 'levle' (allowed: category, depth,")
 
 
 def test_it_answers_the_graph_in_constant_queries(catalogue, client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1. categories; 2. graph version; 3. works with category codes; 4. citations;
     # 5. the ids of the shown works; 6. their evidence rows
     with django_assert_num_queries(7):
@@ -407,7 +407,7 @@ def test_it_answers_404_for_seeds_that_name_no_work(catalogue, client, seeds, de
 
 def test_it_replays_in_constant_queries(catalogue, client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1. graph version; 2. works with category codes; 3. citations
     with django_assert_num_queries(4):
         assert client.get("/api/snowball/?seeds=alexnet&direction=both").status_code == 200
@@ -422,7 +422,7 @@ def test_it_replays_in_constant_queries(catalogue, client, django_assert_num_que
 
 def test_it_lists_co_cited_and_coupled_works(catalogue, client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1. graph version; 2. works with category codes; 3. citations
     with django_assert_num_queries(4):
         response = client.get("/api/works/alexnet/related/")
@@ -459,12 +459,39 @@ def test_it_answers_404_for_an_unknown_work_and_400_for_a_bad_top(catalogue, cli
     assert response.json()["errors"] == {"top": ["must be a whole number from 1 to 50, not '0'"]}
 
 
+def shares(works: int, with_any: int, doi: int = 0, arxiv: int = 0, url: int = 0) -> list:
+    counts = {"doi": doi, "arxiv_id": arxiv, "openalex_id": 0, "url": url}
+    labels = {"doi": "DOI", "arxiv_id": "arXiv id", "openalex_id": "OpenAlex id", "url": "URL"}
+    return {
+        "works": works,
+        "with_any": with_any,
+        "identifiers": [
+            {"identifier": name, "label": labels[name], "count": count}
+            for name, count in counts.items()
+        ],
+    }
+
+
 def test_it_reports_data_quality(catalogue, client):
-    make_work("orphan", title="Orphan", year=2000, survey_ref=4)
+    make_work(
+        "orphan",
+        title="Orphan",
+        year=2000,
+        survey_ref=4,
+        doi="10.1/orphan",
+        field_sources={"doi": "https://api.openalex.org/works/doi:10.1/orphan"},
+    )
     document = client.get("/api/data-quality/").json()
     fidelity = [document.pop(name) for name in ("cost_model_statuses", "category_statuses")]
     assert [sum(row["count"] for row in rows) for rows in fidelity] == [0, 3]
     assert document.pop("identities")["people"] == []
+    assert document.pop("identifiers") == {
+        "eras": [
+            {"era": "survey", "label": "in the survey", **shares(5, 1, doi=1)},
+            {"era": "after", "label": "after the survey", **shares(0, 0)},
+        ],
+        "source_kinds": [{"kind": "OpenAlex record (through a page showing it)", "fields": 1}],
+    }
     assert document == {
         "coverage": {
             "works": 5,

@@ -193,7 +193,7 @@ def test_it_refuses_bad_parameters_with_a_message(small, client, url, message):
 
 def test_it_draws_the_graph_page_in_constant_queries(small, client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1. categories (taxonomy: names, levels, colours); 2. graph version;
     # 3. works with their category codes; 4. citations
     with django_assert_num_queries(5):
@@ -210,7 +210,7 @@ def test_it_draws_the_graph_page_in_constant_queries(small, client, django_asser
 
 def test_it_replays_on_the_page_in_constant_queries(small, client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1. categories; 2. graph version; 3. works with their category codes; 4. citations
     with django_assert_num_queries(5):
         assert client.get("/snowball/?seeds=resnet&direction=both").status_code == 200
@@ -221,10 +221,11 @@ def test_it_replays_on_the_page_in_constant_queries(small, client, django_assert
 
 def test_it_shows_data_quality_in_constant_queries(small, client, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     # 1. graph version; 2. works with their category codes; 3. citations; 4-7 the statuses of
-    # cost models and categories, the people and the spellings left apart (fidelity_report)
-    with django_assert_num_queries(8):
+    # cost models and categories, the people and the spellings left apart, 8 the works'
+    # identifiers and their sources (fidelity_report)
+    with django_assert_num_queries(9):
         response = client.get("/data-quality/")
     assert response.status_code == 200
     # the whole response is cached: 1. the catalogue version

@@ -1,5 +1,7 @@
 """/api/planner/ and /planner/: the JSON document, bad input, query counts, links."""
 
+from html import escape
+
 import pytest
 
 from catalogue.models import CostModel
@@ -118,34 +120,70 @@ def test_it_uses_a_curators_formula_from_the_catalogue(client, survey):
     [
         (
             "P=0",
-            ["P (nodes (processors)) must be an integer between 1 and 4096"],
+            {"P": ["P (nodes (processors)) must be an integer between 1 and 4096"]},
         ),
         (
             "bandwidth_gbs=0",
-            ["bandwidth_gbs (link bandwidth 1/G) must be a number between 0.001 and 10000"],
+            {
+                "bandwidth_gbs": [
+                    "bandwidth_gbs (link bandwidth 1/G) must be a number between 0.001 and 10000"
+                ]
+            },
         ),
         (
             "network=lenet",
-            ["network: Select a valid choice. lenet is not one of the available choices."],
+            {
+                "network": [
+                    "network: Select a valid choice. lenet is not one of the available choices."
+                ]
+            },
         ),
         (
             "strategy=zero",
-            ["strategy: Select a valid choice. zero is not one of the available choices."],
+            {
+                "strategy": [
+                    "strategy: Select a valid choice. zero is not one of the available choices."
+                ]
+            },
         ),
         (
             "batch=4&micro_batches=8",
-            ["micro_batches must be at most batch (4): a micro-batch holds at least one sample"],
+            {
+                "micro_batches": [
+                    "micro_batches must be at most batch (4): a micro-batch holds at least one "
+                    "sample"
+                ]
+            },
         ),
-        ("P=1e400", ["P (nodes (processors)) must be an integer between 1 and 4096"]),
+        (
+            "P=1e400",
+            {"P": ["P (nodes (processors)) must be an integer between 1 and 4096"]},
+        ),
+        # A misspelt parameter is not ignored, nor is a second value of one that takes one.
+        ("bandwith_gbs=0.1", {"bandwith_gbs": ["unknown parameter 'bandwith_gbs' (allowed: "]}),
+        ("P=4&P=8", {"P": ["P is given 2 times; give it once"]}),
     ],
 )
-def test_it_refuses_bad_input_with_a_400_naming_the_bound(client, survey, query, errors):
+def test_it_refuses_bad_input_with_a_400_naming_the_parameter(client, survey, query, errors):
     response = client.get(f"/api/planner/?{query}")
     assert response.status_code == 400
-    assert response.json()["errors"] == {"non_field_errors": errors}
+    body = response.json()
+    assert body["status"] == 400 and body["code"] == "invalid"
+    assert list(body["errors"]) == list(errors)
+    for name, [expected] in errors.items():
+        [message] = body["errors"][name]
+        assert message.startswith(expected)
+        assert f"{name}: {message}" in body["detail"] or message in body["detail"]
     page = client.get(f"/planner/?{query}")
     assert page.status_code == 400
-    assert errors[0].split(" (")[0] in page.content.decode()
+    [first] = next(iter(errors.values()))
+    assert escape(first.split(" (")[0]) in page.content.decode()
+
+
+def test_it_takes_strategy_more_than_once(client, survey):
+    response = client.get("/api/planner/?strategy=data-tree&strategy=data-ring")
+    assert response.status_code == 200
+    assert {s["slug"] for s in response.json()["strategies"]} == {"data-ring", "data-tree"}
 
 
 def test_it_answers_503_when_the_catalogue_lacks_a_formula(client, survey):

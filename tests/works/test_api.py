@@ -59,6 +59,7 @@ LAVIN_LIST_ITEM = {
     "arxiv_id": "",
     "doi": "",
     "url": "",
+    "openalex_id": "",
     "categories": [
         {
             "code": "ops-conv",
@@ -230,7 +231,7 @@ def test_it_answers_404_for_an_unknown_key(client, small_catalogue):
 
 def test_it_lists_works_in_constant_queries(client, small_catalogue, django_assert_num_queries):
     # One more query than the view itself makes: the catalogue version that keys the
-    # response cache (explorer/middleware.py).
+    # response cache (explorer/web/middleware.py).
     for index in range(30):
         make_work(f"extra{index}", authors=("X. Y", f"Z. {index}"), survey_ref=index + 1)
     # 1 the `level` category by code, 2 the category tree (its subtree codes), 3 the count,
@@ -434,3 +435,14 @@ def test_it_gives_every_work_searches_to_find_it(client, small_catalogue):
     work = small_catalogue["hogwild"]
     work.refresh_from_db()
     assert (work.url, work.doi, work.extra_fields) == ("", "", {})
+
+
+def test_the_api_docs_are_a_page_of_the_site_drawn_from_the_schema(client, db):
+    """Issue 28: /api/docs/ passes axe: a server-rendered page (lang, the site's colours, no
+    nested controls, no script from a CDN) listing every operation of the schema."""
+    html = client.get("/api/docs/").content.decode()
+    assert '<html lang="en">' in html
+    assert "<code>GET /api/works/</code>" in html
+    assert "<td><code>q</code></td><td>query</td>" in html
+    assert "cdn" not in html.lower()
+    assert "swagger" not in html.lower()

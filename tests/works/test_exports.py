@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+import bibtexparser
 import jsonschema
 import pytest
 import rispy
@@ -56,6 +57,14 @@ def test_ris_carries_pages_authors_and_arxiv_ids(client, survey):
         "secondary_title": "Advances in Neural Information Processing Systems 30",
         "start_page": "1709",
         "end_page": "1720",
+        # Read on stored pages (fixtures/identifiers.json): the arXiv id and the landing page.
+        "urls": [
+            "https://papers.nips.cc/paper_files/paper/2017/file/"
+            "6c340f25839e6acdc73414517203f5f0-Metadata.json",
+            "https://arxiv.org/abs/1610.02132",
+        ],
+        "name_of_database": "arXiv",
+        "accession_number": "1610.02132",
     }
     assert entries["aji2017sparse"] == {
         "type_of_reference": "GEN",
@@ -67,6 +76,23 @@ def test_ris_carries_pages_authors_and_arxiv_ids(client, survey):
         "name_of_database": "arXiv",
         "accession_number": "1704.05021",
     }
+
+
+@pytest.mark.django_db
+def test_every_export_carries_the_identifiers_read(client, survey):
+    """bengio1994learning's DOI was read on a stored page (fixtures/identifiers.json)."""
+    ris = {entry["id"]: entry for entry in rispy.loads(export(client, "ris"))}
+    assert ris["bengio1994learning"]["doi"] == "10.1109/72.279181"
+    csl = {item["id"]: item for item in json.loads(export(client, "csljson"))}
+    assert csl["bengio1994learning"]["DOI"] == "10.1109/72.279181"
+    assert csl["cho2014learning"]["DOI"] == "10.3115/v1/d14-1179"
+    library = bibtexparser.parse_string(export(client, "bibtex"))
+    fields = {e.key: {f.key: str(f.value) for f in e.fields} for e in library.entries}
+    assert fields["bengio1994learning"]["doi"] == "10.1109/72.279181"
+    assert (fields["cho2014learning"]["eprint"], fields["cho2014learning"]["archiveprefix"]) == (
+        "1406.1078",
+        "arXiv",
+    )
 
 
 @pytest.mark.django_db

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from explorer.palette import LEVEL_COLOURS
+from explorer.web.palette import LEVEL_COLOURS
 from tests.helpers import make_work
 
 JARGON = ["FACTS.md", "ref-sections.csv", "likely_sections"]

@@ -217,7 +217,8 @@ def merge_works(record: models.Model, works: list[Work], kept: list[str]) -> Non
 
 def load_all(fixtures: Path, kept: list[str] | None = None) -> None:
     kept = [] if kept is None else kept
-    works = load_works(fixtures / "survey.bib", kept)
+    identifiers = read_identifiers(fixtures)
+    works = load_works(fixtures / "survey.bib", kept, identifiers)
     load_categories(fixtures / "taxonomy.json", kept)
     load_assignments(fixtures / "assignments.csv", works, kept)
     load_citations(fixtures / "citations.csv", works, kept)
@@ -227,25 +228,39 @@ def load_all(fixtures: Path, kept: list[str] | None = None) -> None:
     if (fixtures / "seminal.json").exists():
         load_seminal(fixtures / "seminal.json", works, kept)
     if (fixtures / "after_survey.bib").exists():
-        load_after_survey(fixtures, works, kept)
+        works = load_after_survey(fixtures, works, kept, identifiers)
+    load_field_sources(fixtures, works, identifiers, kept)
     if (fixtures / "identities.json").exists():
         load_identities(fixtures / "identities.json")
     # Bulk writes send no signals: the search text of the works, anew.
     WorkSearchText.objects.refresh(Work.objects.values_list("pk", flat=True))
 
 
-def load_after_survey(fixtures: Path, survey_works: dict[str, Work], kept: list[str]) -> None:
+def load_after_survey(
+    fixtures: Path, survey_works: dict[str, Work], kept: list[str], identifiers: dict[str, dict]
+) -> dict[str, Work]:
     """The works after the survey, their categories (ours, with the evidence level "curated
-    after the survey"), the edges read in their reference lists, and each field's source."""
-    works = {**survey_works, **load_works(fixtures / "after_survey.bib", kept)}
+    after the survey") and the edges read in their reference lists. Returns every work."""
+    works = {**survey_works, **load_works(fixtures / "after_survey.bib", kept, identifiers)}
     load_categories(fixtures / "after_taxonomy.json", kept)
     load_assignments(fixtures / "after_assignments.csv", works, kept)
     load_citations(fixtures / "after_citations.csv", works, kept)
-    field_sources = json.loads((fixtures / "after_sources.json").read_text(encoding="utf-8"))
-    for key, sources in field_sources.items():
-        work = works[key]
+    return works
+
+
+def load_field_sources(
+    fixtures: Path, works: dict[str, Work], identifiers: dict[str, dict], kept: list[str]
+) -> None:
+    """Each work's field -> the URL it was read from: the fields of the works after the survey
+    (after_sources.json) and every identifier read (identifiers.json)."""
+    path = fixtures / "after_sources.json"
+    after = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    changed = []
+    for key, work in works.items():
+        sources = {**after.get(key, {}), **identifier_sources(work, identifiers.get(key, {}))}
         if merge_fixture(work, {"field_sources": sources}, kept):
-            work.save(update_fields=["field_sources"])
+            changed.append(work)
+    Work.objects.bulk_update(changed, ["field_sources"])
 
 
 def load_identities(path: Path) -> None:
@@ -257,18 +272,66 @@ def load_identities(path: Path) -> None:
     for group in table["left_apart"]:
         note = f"left apart from {' / '.join(group['spellings'])}: {group['reason']}"
         Author.objects.filter(name__in=group["spellings"]).update(person=None, identity_note=note)
+    # The table extended to the works after the survey (the same rule), applied over it.
+    extended = table.get("after_survey", {"people": [], "left_apart": []})
+    for entry in extended["people"]:
+        person, _ = Person.objects.get_or_create(name=entry["name"])
+        Author.objects.filter(name__in=entry["spellings"]).update(person=person, identity_note="")
+    for group in extended["left_apart"]:
+        note = f"left apart from {' / '.join(group['spellings'])}: {group['reason']}"
+        Author.objects.filter(name__in=group["spellings"]).update(person=None, identity_note=note)
+    Person.objects.filter(spellings__isnull=True).delete()  # a person the extension renamed
 
 
-def load_works(path: Path, kept: list[str]) -> dict[str, Work]:
-    """Bring every work of survey.bib to what the file says, in a few bulk queries."""
+# identifiers.json field -> the Work field it fills when the BibTeX record leaves it empty.
+IDENTIFIER_FIELDS = {
+    "doi": "doi",
+    "arxiv": "arxiv_id",
+    "openalex": "openalex_id",
+    "landing_url": "url",
+}
+
+
+def read_identifiers(fixtures: Path) -> dict[str, dict]:
+    """key -> {"doi", "arxiv", "openalex", "landing_url", "sources"} (fixtures/identifiers.json)."""
+    path = fixtures / "identifiers.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def with_identifiers(values: dict[str, object], identifiers: dict) -> dict[str, object]:
+    """The record's values, its empty identifier fields filled from the identifiers read."""
+    filled = dict(values)
+    for name, field in IDENTIFIER_FIELDS.items():
+        if identifiers.get(name) and not filled.get(field):
+            filled[field] = identifiers[name]
+    filled.setdefault("openalex_id", "")
+    return filled
+
+
+def identifier_sources(work: Work, identifiers: dict) -> dict[str, str]:
+    """The source of each identifier the work shows (one its BibTeX record gave wins)."""
+    return {
+        name: url
+        for name, url in identifiers.get("sources", {}).items()
+        if str(getattr(work, IDENTIFIER_FIELDS[name])).lower() == identifiers[name].lower()
+    }
+
+
+def load_works(
+    path: Path, kept: list[str], identifiers: dict[str, dict] | None = None
+) -> dict[str, Work]:
+    """Bring every work of the BibTeX file to what it says (its empty identifiers filled from
+    identifiers.json), in a few bulk queries."""
     parsed = bibtex.parse_bibtex(path.read_text(encoding="utf-8"))
     if parsed.errors:
         raise ValueError(f"{path.name}: " + "; ".join(parsed.errors))
+    identifiers = identifiers or {}
     existing = {w.key: w for w in Work.objects.all()}
     new, changed = [], []
     for record in parsed.records:
         values = {name: getattr(record, name) for name in WORK_FIELDS}
         values["venue"] = record.venue
+        values = with_identifiers(values, identifiers.get(record.key, {}))
         work = existing.get(record.key)
         if work is None:
             work = Work(key=record.key, **values)

@@ -21,8 +21,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.urls import Resolver404, resolve
 
 from catalogue.graph import graph_version
-from explorer.errors import error_response
-from explorer.throttling import AnonThrottle
+from explorer.web.errors import error_response
+from explorer.web.throttling import AnonThrottle
 
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Retry-After")
 CACHE_SECONDS = 60 * 60

@@ -1,6 +1,6 @@
 """Values that depend on the catalogue alone, computed once per catalogue version.
 
-The response cache (explorer/middleware.py) keeps whole answers per URL; a reader with a new URL
+The response cache (explorer/web/middleware.py) keeps whole answers per URL; a reader with a new URL
 (another filter, another page) misses it and pays for the whole page. Much of a page does not
 depend on its URL: the works of the home page, the cost-model plots at their defaults, the
 OpenAPI schema, the facets of the unfiltered works list. Those are kept here under the catalogue's

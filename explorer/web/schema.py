@@ -2,7 +2,7 @@
 
 - reads are anonymous: safe methods carry no security requirement; writes list session and token
   auth (and `{}` only where anyone may write, e.g. running a demo);
-- every operation lists its error answers, all in the one error shape (explorer/errors.py), as
+- every operation lists its error answers, all in the one error shape (explorer/web/errors.py), as
   the shared `Error` component; 429 with its Retry-After header;
 - query parameters are generated from the form or FilterSet that validates them (a view names
   them in `query_forms`), with their enums, bounds and lengths, so that a request the schema
@@ -19,7 +19,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import build_parameter_type
 from rest_framework import permissions, serializers
 
-from explorer.forms import ChoiceParameter, NumberParameter
+from explorer.web.forms import ChoiceParameter, NumberParameter
 
 # No query value of this API contains a NUL byte: the server refuses them (a 400).
 NO_NUL = "^[^\\x00]*$"
@@ -114,7 +114,7 @@ class ContractSchema(AutoSchema):
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         if direction == "request" and schema.get("type") == "string":
             if not {"enum", "pattern", "format"} & set(schema):
-                schema["pattern"] = NO_NUL  # the parser refuses NUL bytes (explorer/parsers.py)
+                schema["pattern"] = NO_NUL  # the parser refuses NUL bytes (explorer/web/parsers.py)
         return schema
 
     def _get_filter_parameters(self):
@@ -158,6 +158,8 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
     """(schema of one value, whether the parameter repeats)."""
     if isinstance(field, forms.MultipleChoiceField):
         return {"type": "array", "items": {"type": "string", "enum": choices(field)}}, True
+    if isinstance(field.widget, forms.MultipleHiddenInput):  # repeatable free text (?seeds=)
+        return {"type": "array", "items": {"type": "string", "pattern": NO_NUL}}, True
     if isinstance(field, forms.ModelChoiceField):
         # Read at schema time: the codes the catalogue has (a curator may add some).
         try:

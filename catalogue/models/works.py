@@ -1,0 +1,617 @@
+"""Works and the people who wrote them: authors (as each source spells them), the persons behind
+several spellings, works with their QuerySet, and the ordered authorships."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import connections, models
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
+from django.urls import reverse
+from django.utils.functional import cached_property
+
+from catalogue import search as fulltext
+from catalogue.constants import KEY_REGEX, WORK_FIELDS
+from catalogue.models.curation import Curated
+from catalogue.search_sql import FullTextRank, NotIndexed, highlights_sql
+from catalogue.source_kinds import SEED, source_kind
+
+KEY_VALIDATOR = RegexValidator(
+    rf"^{KEY_REGEX}$",
+    "A BibTeX key starts with a letter or digit and holds only letters, digits, _ . : -",
+)
+
+
+class Era(models.TextChoices):
+    """Whether a work belongs to the survey (the survey and its bibliography) or came after it."""
+
+    SURVEY = "survey", "in the survey"
+    AFTER = "after", "after the survey"
+
+
+ERA_FILTER_VALUES = [*Era.values, "all"]
+# A work's identifiers: field -> how the pages name it.
+IDENTIFIER_KINDS = {
+    "doi": "DOI",
+    "arxiv_id": "arXiv id",
+    "openalex_id": "OpenAlex id",
+    "url": "URL",
+}
+# The field_sources entry that says where each identifier was read.
+IDENTIFIER_SOURCES = {
+    "doi": "doi",
+    "arxiv_id": "arxiv",
+    "openalex_id": "openalex",
+    "url": "landing_url",
+}
+
+
+class Person(models.Model):
+    """One person behind several spellings of a name (the curated identity table,
+    fixtures/identities.json, says which and by what rule). Named by the fullest spelling the
+    source prints: no given names are invented."""
+
+    name = models.CharField(max_length=200, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AuthorQuerySet(models.QuerySet):
+    def with_work_counts(self) -> AuthorQuerySet:
+        """`work_count`: the distinct works of the author's person (all its spellings), or of
+        the spelling alone when no person links it."""
+        of_person = (
+            Authorship.objects.filter(author__person=OuterRef("person"))
+            .order_by()
+            .values("author__person")
+            .annotate(n=Count("work", distinct=True))
+            .values("n")
+        )
+        return self.annotate(
+            own_count=Count("authorships"),
+            work_count=Coalesce(Subquery(of_person), "own_count"),
+        )
+
+    def identity_report(self) -> dict:
+        """The identity table as the data-quality page shows it: people with their spellings,
+        and the spellings left apart with the reason. Two queries."""
+        people: dict[str, list[str]] = {}
+        for name, person in self.filter(person__isnull=False).values_list("name", "person__name"):
+            people.setdefault(person, []).append(name)
+        apart: dict[str, list[str]] = {}
+        for name, note in self.exclude(identity_note="").values_list("name", "identity_note"):
+            apart.setdefault(note, []).append(name)
+        return {
+            "people": [{"name": k, "spellings": v} for k, v in sorted(people.items())],
+            "spellings_linked": sum(len(v) for v in people.values()),
+            "left_apart": [{"spellings": v, "reason": k} for k, v in sorted(apart.items())],
+            "spellings_left_apart": sum(len(v) for v in apart.values()),
+        }
+
+
+class Author(models.Model):
+    # Names as the source prints them ("D. Alistarh"): no given names are invented.
+    name = models.CharField(max_length=200, unique=True)
+    person = models.ForeignKey(
+        Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="spellings"
+    )
+    identity_note = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Why this spelling is left apart from similar ones (the identity table).",
+    )
+
+    objects = AuthorQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("works:author-detail", args=[self.pk])
+
+
+SUGGESTIONS = 8  # works suggested while a search is typed
+
+
+def has_cost_model() -> Q:
+    """A work has a cost model when a model cites it or its technique does (the works facet and
+    the filter's one definition)."""
+    return Q(Exists(CostModel.objects.filter(works=OuterRef("pk")))) | Q(
+        Exists(CostModel.objects.filter(technique__works=OuterRef("pk")))
+    )
+
+
+def has_demo() -> Q:
+    """A work has a demo when a technique that cites it has one."""
+    return Q(Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug="")))
+
+
+class WorkQuerySet(models.QuerySet):
+    def for_list(self) -> WorkQuerySet:
+        """Works with what a list row shows, in a constant number of queries."""
+        return self.prefetch_related(
+            Prefetch("authorships", queryset=Authorship.objects.select_related("author")),
+            Prefetch("assignments", queryset=Assignment.objects.select_related("category")),
+        )
+
+    def for_rows(self) -> WorkQuerySet:
+        """Works with what a row of a works page shows (templates/works/_work_row.html: title,
+        authors, year, venue), in two queries: for_list() without the categories. (Deferring
+        the columns a row does not show measured no faster: deferred loading costs as much.)"""
+        return self.prefetch_related(
+            Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
+        )
+
+    def references(self) -> WorkQuerySet:
+        """The survey's bibliography, without the survey itself."""
+        return self.filter(survey_ref__isnull=False)
+
+    def in_survey(self) -> WorkQuerySet:
+        """The survey and its bibliography: what every figure of the survey is counted over."""
+        return self.filter(era=Era.SURVEY)
+
+    def after_survey(self) -> WorkQuerySet:
+        return self.filter(era=Era.AFTER)
+
+    def in_era(self, era: str, indexed: bool = True) -> WorkQuerySet:
+        """`survey`, `after` or `all` (no filter); anything else is the caller's 400.
+
+        `indexed=False` when another condition should lead the query (a full-text match): the
+        era has two values, but SQLite's planner (without statistics) takes an equality on an
+        indexed column for selective, visits every work of the era and runs the match for each
+        (9 s for ?q=gradient at 100,000 works, against 0.1 s led by the search index).
+        """
+        if era == "all":
+            return self
+        if era not in Era.values:
+            raise ValueError(f"era must be one of {', '.join(ERA_FILTER_VALUES)}")
+        if not indexed:
+            return self.alias(era_unindexed=NotIndexed("era")).filter(era_unindexed=era)
+        return self.filter(era=era)
+
+    def author_names_of(self, ids: list[int]) -> dict[int, list[str]]:
+        """Work id -> author names in order, for a page of works, in one query."""
+        names: dict[int, list[str]] = {}
+        rows = Authorship.objects.filter(work_id__in=ids).order_by("work_id", "position")
+        for work_id, name in rows.values_list("work_id", "author__name"):
+            names.setdefault(work_id, []).append(name)
+        return names
+
+    def assignments_of(self, ids: list[int]) -> dict[int, list[dict[str, str]]]:
+        """Work id -> its categories with their evidence, for a page of works, in one query."""
+        assignments: dict[int, list[dict[str, str]]] = {}
+        rows = Assignment.objects.filter(work_id__in=ids).order_by(
+            "work_id", "category__order", "category__code"
+        )
+        fields = (
+            "category__code",
+            "category__name",
+            "category__section",
+            "category__extends",
+            "evidence",
+            "source_note",
+            "alternatives",
+        )
+        for work_id, *values in rows.values_list("work_id", *fields):
+            code, name, section, extends, evidence, note, alternatives = values
+            assignments.setdefault(work_id, []).append(
+                {
+                    "code": code,
+                    "name": name,
+                    "section": section,
+                    "extends": extends,
+                    "evidence": evidence,
+                    "source_note": note,
+                    "alternatives": alternatives,
+                }
+            )
+        return assignments
+
+    def save_record(self, record, curated: Iterable[str] = ()) -> Work:
+        """Create or update the work a `bibtex.WorkRecord` describes, authors in order;
+        `curated` names the fields a curator changed (load_survey keeps them)."""
+        work = self.filter(key=record.key).first() or Work(key=record.key)
+        work.set_record_fields(record)
+        work.mark_curated(curated)
+        work.save()
+        work.set_authors(record.authors)
+        return work
+
+    def facet_counts(self) -> dict[str, object]:
+        """Counts for the works page's facets over this queryset, and the number of works.
+
+        Two queries: one grouped by (year, entry type) that also counts the flags, then the
+        evidence levels. Each re-runs the filter, which at 100,000 works costs ~40 ms a time:
+        one query per facet (and a count for the paginator) was 5 such scans, this is 2.
+        """
+        ids = self.order_by().values("pk")
+        groups = (
+            Work.objects.filter(pk__in=ids)
+            .order_by()
+            .values_list("year", "entry_type")
+            .annotate(
+                n=Count("pk"),
+                has_cost_model=Count("pk", filter=has_cost_model()),
+                has_demo=Count("pk", filter=has_demo()),
+            )
+        )
+        years: dict[int | None, int] = {}
+        entry_types: dict[str, int] = {}
+        flags = {"has_cost_model": 0, "has_demo": 0}
+        for year, entry_type, n, with_cost_model, with_demo in groups:
+            years[year] = years.get(year, 0) + n
+            entry_types[entry_type] = entry_types.get(entry_type, 0) + n
+            flags["has_cost_model"] += with_cost_model
+            flags["has_demo"] += with_demo
+        evidence = Assignment.objects.filter(work__in=ids).order_by()
+        evidence_counts = evidence.values_list("evidence").annotate(n=Count("work", distinct=True))
+        return {
+            "total": sum(years.values()),
+            "years": sorted(years.items(), key=lambda item: (item[0] is None, item[0] or 0)),
+            "entry_types": sorted(entry_types.items()),
+            "evidence": sorted(evidence_counts),
+            "flags": flags,
+        }
+
+    def per_year_and_level(self) -> list[tuple[int | None, str, int]]:
+        """(year, level code, distinct works): a work in several levels counts in each."""
+        root_of = Category.objects.root_codes()
+        counts: dict[tuple[int | None, str], set] = {}
+        pairs = Assignment.objects.filter(work__in=self.order_by().values("pk")).values_list(
+            "work__year", "category_id", "work_id"
+        )
+        for year, category_id, work_id in pairs:
+            counts.setdefault((year, root_of[category_id]), set()).add(work_id)
+        return sorted(
+            ((year, level, len(works)) for (year, level), works in counts.items()),
+            key=lambda row: (row[0] or 0, row[1]),
+        )
+
+    def identifier_report(self) -> dict:
+        """What the data-quality and sources pages say of identifiers, in one query: per era,
+        how many works hold each identifier (DOI, arXiv id, OpenAlex id, URL) and at least one;
+        and the kinds of page the recorded fields were read on, with how many fields each gave
+        (an identifier without a recorded page came with the survey's reference list)."""
+        eras = {era: Counter() for era in Era.values}
+        kinds: Counter = Counter()
+        rows = self.values_list("era", "doi", "arxiv_id", "openalex_id", "url", "field_sources")
+        for era, doi, arxiv_id, openalex_id, url, sources in rows:
+            held = dict(zip(IDENTIFIER_KINDS, (doi, arxiv_id, openalex_id, url), strict=True))
+            eras[era].update([name for name, value in held.items() if value])
+            eras[era]["works"] += 1
+            eras[era]["any"] += any(held.values())
+            kinds.update(source_kind(url) for url in (sources or {}).values())
+            kinds[SEED] += sum(
+                1
+                for name, value in held.items()
+                if value and era == Era.SURVEY and IDENTIFIER_SOURCES[name] not in (sources or {})
+            )
+        return {
+            "eras": [
+                {
+                    "era": era,
+                    "label": Era(era).label,
+                    "works": counts["works"],
+                    "with_any": counts["any"],
+                    "identifiers": [
+                        {"identifier": name, "label": label, "count": counts[name]}
+                        for name, label in IDENTIFIER_KINDS.items()
+                    ],
+                }
+                for era, counts in eras.items()
+            ],
+            "source_kinds": [
+                {"kind": kind, "fields": count} for kind, count in kinds.most_common() if count
+            ],
+        }
+
+    def search(self, text: str, prefix: bool = False) -> WorkQuerySet:
+        """Works whose searchable text (title, authors, venue, notes, the names and descriptions
+        of their categories and techniques) holds every word of `text`, stemmed, annotated with
+        `relevance` (higher is better). `prefix`: the last word may be unfinished (as typed)."""
+        found = fulltext.identifier(text)
+        if found:
+            field, value = found
+            return self.filter(**{f"{field}__iexact": value}).annotate(
+                relevance=models.Value(1.0, output_field=models.FloatField())
+            )
+        query = fulltext.parse(text, prefix=prefix)
+        if not query:
+            return self.none().annotate(relevance=models.Value(0.0))
+        return self.filter(search_text__title__fulltext=query).annotate(
+            relevance=FullTextRank(query)
+        )
+
+    def highlights(
+        self, ids: list[int], text: str, prefix: bool = False
+    ) -> dict[int, dict[str, str]]:
+        """Work id -> {"title", "context"} as safe HTML with the matched words in <mark>, for a
+        page of search results, in one query. "context" is a fragment of the authors, topics,
+        venue and notes when it holds a match, else empty."""
+        query = fulltext.parse(text, prefix=prefix)
+        if not query or not ids or fulltext.identifier(text):
+            return {}
+        connection = connections[self.db]
+        sql, params = highlights_sql(connection.vendor, query, len(ids))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*params, *ids])
+            rows = cursor.fetchall()
+        marks = {}
+        for work_id, title, *contexts in rows:
+            context = next((c for c in contexts if fulltext.has_mark(c)), "")
+            marks[work_id] = {
+                "title": fulltext.marked_html(title),
+                "context": fulltext.marked_html(context) if context else "",
+            }
+        return marks
+
+    def suggestions(self, text: str, limit: int = SUGGESTIONS) -> list[Work]:
+        """The best matches of a search being typed (the last word may be unfinished), each
+        with `match`: its highlights (see `highlights`). Two queries (and authors: one more)."""
+        works = list(
+            self.search(text, prefix=True)
+            .order_by("-relevance", "survey_ref", "key")
+            .prefetch_related(
+                Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
+            )[:limit]
+        )
+        marks = self.highlights([work.pk for work in works], text, prefix=True)
+        for work in works:
+            work.match = marks.get(work.pk, {})
+        return works
+
+    def in_category(self, category: Category) -> WorkQuerySet:
+        codes = category.subtree_codes()
+        return self.filter(assignments__category__code__in=codes).distinct()
+
+
+class Work(Curated):
+    key = models.CharField("BibTeX key", max_length=100, unique=True, validators=[KEY_VALIDATOR])
+    entry_type = models.CharField(max_length=30, default="misc")
+    title = models.TextField()
+    year = models.PositiveSmallIntegerField(null=True, blank=True)
+    authors = models.ManyToManyField(Author, through="Authorship", related_name="works")
+    authors_truncated = models.BooleanField(
+        default=False, help_text='The source lists only the first authors ("et al.").'
+    )
+    journal = models.CharField(max_length=300, blank=True)
+    booktitle = models.CharField(max_length=400, blank=True)
+    venue = models.CharField(
+        max_length=400, blank=True, help_text="Where the work appeared, for display and filters."
+    )
+    volume = models.CharField(max_length=30, blank=True)
+    number = models.CharField(max_length=30, blank=True)
+    pages = models.CharField(max_length=50, blank=True)
+    publisher = models.CharField(max_length=200, blank=True)
+    arxiv_id = models.CharField("arXiv id", max_length=40, blank=True)
+    doi = models.CharField("DOI", max_length=200, blank=True)
+    url = models.URLField("URL", max_length=500, blank=True)
+    openalex_id = models.CharField(
+        "OpenAlex id",
+        max_length=20,
+        blank=True,
+        validators=[RegexValidator(r"^W\d+$", "An OpenAlex work id: W and digits (W2107878631).")],
+        help_text="The OpenAlex work id (W...), as a stored OpenAlex record printed it.",
+    )
+    note = models.TextField(blank=True)
+    abstract = models.TextField(blank=True)
+    survey_ref = models.PositiveSmallIntegerField(
+        "survey reference [v2]",
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="Number in the survey's arXiv v2 bibliography (1-269); empty for the survey.",
+    )
+    seminal = models.BooleanField(
+        default=False, help_text="A seed for the citation-snowballing replay."
+    )
+    seminal_reason = models.TextField(blank=True)
+    extra_fields = models.JSONField(
+        default=dict, blank=True, help_text="Other BibTeX fields, kept for a faithful export."
+    )
+    era = models.CharField(
+        max_length=10,
+        choices=Era.choices,
+        default=Era.SURVEY,
+        help_text="In the survey (the survey and its bibliography) or after it.",
+    )
+    source_url = models.URLField(
+        "source URL",
+        max_length=500,
+        blank=True,
+        help_text="The page this work's metadata was read from; required after the survey.",
+    )
+    field_sources = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Field name -> the URL that field was read from (the fields of the works after "
+        "the survey, and the identifiers: doi, arxiv, openalex, landing_url).",
+    )
+
+    objects = WorkQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["survey_ref", "key"]
+        # The default list order; without it a large catalogue is sorted on every request.
+        indexes = [
+            models.Index(fields=["survey_ref", "key"], name="work_list_order"),
+            models.Index(fields=["era", "survey_ref", "key"], name="work_era_list_order"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(era__in=Era.values), name="work_era_valid"),
+            # A work after the survey says where its metadata comes from, and is no survey ref.
+            models.CheckConstraint(
+                condition=Q(era=Era.SURVEY) | (~Q(source_url="") & Q(survey_ref__isnull=True)),
+                name="work_after_survey_sourced",
+            ),
+            models.UniqueConstraint(fields=["doi"], condition=~Q(doi=""), name="work_unique_doi"),
+            models.UniqueConstraint(
+                fields=["arxiv_id"], condition=~Q(arxiv_id=""), name="work_unique_arxiv_id"
+            ),
+            models.CheckConstraint(
+                condition=Q(year__isnull=True) | Q(year__gte=1800, year__lte=2100),
+                name="work_year_plausible",
+            ),
+            models.CheckConstraint(
+                condition=Q(survey_ref__isnull=True) | Q(survey_ref__gte=1),
+                name="work_survey_ref_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.title[:80]}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("works:work-detail", args=[self.key])
+
+    def clean(self) -> None:
+        if self.era == Era.AFTER:
+            errors = {}
+            if not self.source_url:
+                errors["source_url"] = "A work after the survey needs the URL of its source."
+            if self.survey_ref is not None:
+                errors["survey_ref"] = "A work after the survey has no survey reference number."
+            if errors:
+                raise ValidationError(errors)
+
+    @property
+    def is_after_survey(self) -> bool:
+        return self.era == Era.AFTER
+
+    def set_record_fields(self, record) -> None:
+        for name in WORK_FIELDS:
+            setattr(self, name, getattr(record, name))
+        self.venue = record.venue
+
+    def set_authors(self, names: list[str]) -> None:
+        """Replace the author list, unless it is already the same (keeps reloads idempotent)."""
+        names = list(dict.fromkeys(names))
+        current = list(self.authorships.order_by("position").values_list("author__name", flat=True))
+        if current == names:
+            return
+        self.authorships.all().delete()
+        authors = {a.name: a for a in Author.objects.filter(name__in=names)}
+        missing = [Author(name=n) for n in names if n not in authors]
+        authors.update((a.name, a) for a in Author.objects.bulk_create(missing))
+        Authorship.objects.bulk_create(
+            Authorship(work=self, author=authors[name], position=index)
+            for index, name in enumerate(names, start=1)
+        )
+        WorkSearchText.objects.refresh([self.pk])  # bulk_create sends no signals
+
+    # A work page shows at most CITATIONS_SHOWN edges each way: a work of a large catalogue can be
+    # cited by thousands (16,188 at 100,000 works). Two LIMIT queries along the foreign-key
+    # indexes (a sliced prefetch would number every edge with a window function first).
+    @cached_property
+    def cites_shown(self) -> list[Citation]:
+        return list(
+            Citation.objects.filter(citing=self).select_related("cited")[: settings.CITATIONS_SHOWN]
+        )
+
+    @cached_property
+    def cited_by_shown(self) -> list[Citation]:
+        return list(
+            Citation.objects.filter(cited=self).select_related("citing")[: settings.CITATIONS_SHOWN]
+        )
+
+    @cached_property
+    def citation_totals(self) -> tuple[int, int]:
+        """(cites, cited by) inside the catalogue; a list cut at CITATIONS_SHOWN is counted in
+        the database (one query)."""
+        cites, cited_by = len(self.cites_shown), len(self.cited_by_shown)
+        if cites >= settings.CITATIONS_SHOWN:
+            cites = Citation.objects.filter(citing=self).count()
+        if cited_by >= settings.CITATIONS_SHOWN:
+            cited_by = Citation.objects.filter(cited=self).count()
+        return cites, cited_by
+
+    @property
+    def author_names(self) -> list[str]:
+        return [a.author.name for a in self.authorships.all()]
+
+    @property
+    def author_line(self) -> str:
+        names = self.author_names
+        line = ", ".join(names)
+        return f"{line} et al." if self.authors_truncated else line
+
+    @property
+    def placements(self) -> list[dict]:
+        """The work's assignments as placements: those that are alternatives of one another (the
+        same `alternatives` text, "1 or 8") form one placement (assignments prefetched)."""
+        placements: list[dict] = []
+        groups: dict[str, list[Assignment]] = {}
+        for assignment in self.assignments.all():
+            if assignment.alternatives in groups:
+                groups[assignment.alternatives].append(assignment)
+                continue
+            group = [assignment]
+            if assignment.alternatives:
+                groups[assignment.alternatives] = group
+            placements.append({"alternatives": assignment.alternatives, "assignments": group})
+        return placements
+
+    @property
+    def more_fields(self) -> list[tuple[str, str]]:
+        """(label, BibTeX text) of the fields the work page has no line of its own for: the
+        note, then the other BibTeX fields; a field the entry type needs but the source does not
+        give (a thesis's school) reads "unknown"."""
+        extra = {name: "" for name in NEEDED_FIELDS.get(self.entry_type, ())}
+        extra |= {name: value for name, value in self.extra_fields.items() if value}
+        shown = [("Note", self.note)] if self.note else []
+        shown += [
+            (FIELD_LABELS.get(name, name), extra[name] or "unknown") for name in sorted(extra)
+        ]
+        return shown
+
+
+# Fields BibTeX needs for an entry type and that the page names even when the source gives none.
+NEEDED_FIELDS = {
+    "mastersthesis": ("school",),
+    "phdthesis": ("school",),
+    "techreport": ("institution",),
+}
+FIELD_LABELS = {
+    "address": "Address",
+    "howpublished": "How published",
+    "institution": "Institution",
+    "month": "Month",
+    "organization": "Organization",
+    "school": "School",
+}
+
+
+class Authorship(models.Model):
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="authorships")
+    author = models.ForeignKey(Author, on_delete=models.PROTECT, related_name="authorships")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["work", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["work", "position"], name="authorship_unique_position"),
+            models.UniqueConstraint(fields=["work", "author"], name="authorship_unique_author"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author} ({self.position}) on {self.work.key}"
+
+
+# The QuerySets above reach the other concerns' models when they run, not when this module loads:
+# those modules import Work, so these names are bound once Work exists.
+from catalogue.models.citations import Citation  # noqa: E402
+from catalogue.models.costs import CostModel, Technique  # noqa: E402
+from catalogue.models.search_text import WorkSearchText  # noqa: E402
+from catalogue.models.taxonomy import Assignment, Category  # noqa: E402

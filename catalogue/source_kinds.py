@@ -1,0 +1,117 @@
+"""What kind of page a field was read on, from its address: the data-quality and sources pages
+count the fields each kind gave. The table is ours (a host -> kind list, by suffix); an address
+no entry names is "other page" (document mirrors, blogs, summaries)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+SEED = "the survey's reference list"
+OTHER = "other page (document mirror, blog, summary)"
+KINDS = {
+    "OpenAlex record (through a page showing it)": (
+        "openalex.org",
+        "pubindex.ai",
+        "scilynk.com",
+        "concepedia.online",
+        "hugmap.com",
+        "nobleblocks.com",
+        "explanipedia.com",
+    ),
+    "arXiv abstract page or its mirror": (
+        "arxiv.org",
+        "tomesphere.com",
+        "researchtrend.ai",
+        "sciencestack.ai",
+        "bohrium.dp.tech",
+        "pith.science",
+        "scholarfeed.org",
+        "papiers.ai",
+        "alphaxiv.org",
+        "arxiv-vanity.com",
+        "hf.xwall.us.kg",
+        "scifaro.com",
+        "hatenablog-parts.com",
+        "emergentmind.com",
+        "ciiegccf.org",
+        "sourcescore.pages.dev",
+        "arxivlens.com",
+        "deeplearn.org",
+    ),
+    "publisher or proceedings page": (
+        "nips.cc",
+        "neurips.cc",
+        "mlr.press",
+        "jmlr.org",
+        "jmlr.csail.mit.edu",
+        "usenix.org",
+        "thecvf.com",
+        "mlsys.org",
+        "openreview.net",
+        "aclanthology.info",
+        "icml.cc",
+        "iclr.cc",
+        "nature.com",
+        "acm.org",
+        "ieee.org",
+        "computer.org",
+        "supercomputing.org",
+        "research.google",
+        "microsoft.com",
+        "intel.com",
+    ),
+    "scholarly index or catalogue": (
+        "scholar.archive.org",
+        "citegraph.io",
+        "semanticscholar.org",
+        "bibsonomy.org",
+        "mendeley.com",
+        "resea.org",
+        "hal.inria.fr",
+        "zbmath.org",
+        "researchr.org",
+        "par.nsf.gov",
+        "mlanthology.org",
+        "aminer.cn",
+        "aminer.org",
+        "acemap.info",
+        "lib.cas.cz",
+        "papers.cool",
+        "paperswithcode.com",
+        "bibbase.org",
+        "ideas.repec.org",
+        "shortscience.org",
+        "bohrium.com",
+        "utb.cz",
+        "120.26.44.124",
+    ),
+    "author, lab or institution page": (
+        ".edu",
+        "ethz.ch",
+        "unixer.de",
+        "huji.ac.il",
+        "kaust.edu.sa",
+        "elsevierpure.com",
+        "rongyi.ai",
+        "microsoft-e.team",
+        "approjects.co.za",
+        "github.io",
+    ),
+}
+
+
+def matches(host: str, suffix: str) -> bool:
+    """`host` is `suffix` or one of its subdomains ("papers.nips.cc" and "nips.cc"); a suffix
+    starting with a dot matches any host ending so (".edu")."""
+    if suffix.startswith("."):
+        return host.endswith(suffix)
+    return host == suffix or host.endswith("." + suffix)
+
+
+def source_kind(url: str) -> str:
+    """The kind of page at `url` (see KINDS); OTHER when no entry names its host."""
+    host = (urlsplit(url).hostname or "").lower()
+    for kind, suffixes in KINDS.items():
+        if any(matches(host, suffix) for suffix in suffixes):
+            return kind
+    return OTHER
