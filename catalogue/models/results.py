@@ -31,6 +31,28 @@ class StrategyFamily(models.TextChoices):
 FIGURE_STATUSES = ("read", "derived", "recalled")
 
 
+def shown(name: str, value: float) -> str:
+    """A figure as a reader reads it: durations in s/min/h/days, FLOP/s with their prefix,
+    fractions as percentages."""
+    if name.endswith("_s") and name != "samples_per_s" and name != "tokens_per_s":
+        for unit, seconds in (("days", 86400), ("h", 3600), ("min", 60)):
+            if value >= 2 * seconds:
+                return f"{value / seconds:.3g} {unit}"
+        return f"{value:.3g} s"
+    if name in ("utilisation", "accuracy", "scaling_efficiency"):
+        return f"{100 * value:.3g}%"
+    if name in ("flops_per_device", "aggregate_flops", "total_flops"):
+        for prefix, scale in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9)):
+            if value >= scale:
+                suffix = "FLOP" if name == "total_flops" else "FLOP/s"
+                return f"{value / scale:.3g} {prefix}{suffix}"
+    if name in ("speedup", "machines_ratio"):
+        return f"{value:g}x"
+    if name in ("samples_per_s", "tokens_per_s"):
+        return f"{value:,.0f}/s"
+    return f"{value:,.6g}"
+
+
 class ResultQuerySet(models.QuerySet):
     def for_list(self) -> ResultQuerySet:
         """What a list of results shows: the work and the techniques, in two queries."""
@@ -101,6 +123,13 @@ class Result(Curated):
 
     def __str__(self) -> str:
         return self.slug
+
+    @property
+    def shown_figures(self) -> list[dict]:
+        """The figures with their value in words for a reader (read ones first)."""
+        order = {status: index for index, status in enumerate(FIGURE_STATUSES)}
+        figures = sorted(self.figures, key=lambda f: order.get(f["status"], 3))
+        return [f | {"shown": shown(f["name"], f["value"])} for f in figures]
 
     def figure(self, name: str) -> float | None:
         return next((f["value"] for f in self.figures if f["name"] == name), None)

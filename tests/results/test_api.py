@@ -170,3 +170,18 @@ def test_the_page_draws_both_record_charts(client, survey):
     assert 'data-figure="results-resnet"' in html and 'id="results-resnet"' in html
     assert 'data-figure="results-utilisation"' in html
     assert "vendor/plotly/plotly.min.js" in html and "js/results.js" in html
+
+
+def test_a_hub_shows_its_techniques_results_and_a_work_page_its_own(client, survey):
+    document = client.get("/api/categories/net-data/").json()
+    ids = {row["id"] for row in document["results"]}
+    assert {"goyal2017-resnet50-256gpu", "jia2018-resnet50-2048gpu"} <= ids
+    assert "krizhevsky2012-alexnet-2gpu" not in ids  # model parallelism only
+    goyal = next(row for row in document["results"] if row["id"] == "goyal2017-resnet50-256gpu")
+    assert goyal["html_url"] == "http://testserver/results/#result-goyal2017-resnet50-256gpu"
+    html = client.get("/categories/net-data/").content.decode()
+    assert 'href="/results/#result-goyal2017-resnet50-256gpu"' in html
+    page = client.get("/works/goyal2017accurate/").content.decode()
+    assert 'id="results"' in page and "time_to_train_s 60 min" in page
+    assert 'href="https://papers.cool/arxiv/1706.02677"' in page
+    assert 'href="/results/#result-krizhevsky2012-alexnet-2gpu"' not in page
