@@ -28,8 +28,10 @@ def _trace(points: list[dict], status: str, hover: str) -> dict[str, Any]:
 
 def figures(charts: dict[str, list[dict]]) -> dict[str, dict]:
     layout = {
-        "margin": {"l": 60, "r": 10, "t": 30, "b": 50},
-        "legend": {"title": {"text": "figure"}, "orientation": "h"},
+        # The caption above says what the chart is: no title; the legend above the plot, so that
+        # it never covers the axis title on a phone.
+        "margin": {"l": 60, "r": 10, "t": 40, "b": 50},
+        "legend": {"title": {"text": "figure"}, "orientation": "h", "x": 0, "y": 1.12},
         "xaxis": {"title": {"text": "year"}, "dtick": 1},
     }
     resnet = {
@@ -44,7 +46,6 @@ def figures(charts: dict[str, list[dict]]) -> dict[str, dict]:
         "layout": layout
         | {
             "yaxis": {"title": {"text": "time to train (s, log)"}, "type": "log"},
-            "title": {"text": "ResNet-50 on ImageNet: time to train (marker size: devices)"},
         },
     }
     utilisation = {
@@ -59,7 +60,6 @@ def figures(charts: dict[str, list[dict]]) -> dict[str, dict]:
         "layout": layout
         | {
             "yaxis": {"title": {"text": "utilisation (of peak)"}, "tickformat": ".0%"},
-            "title": {"text": "Large-model training: achieved utilisation"},
         },
     }
     return {"resnet": resnet, "utilisation": utilisation}
