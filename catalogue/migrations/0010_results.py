@@ -40,7 +40,7 @@ class Migration(migrations.Migration):
                 ('note', models.TextField(blank=True)),
                 ('order', models.PositiveSmallIntegerField(default=0)),
                 ('techniques', models.ManyToManyField(blank=True, related_name='results', to='catalogue.technique')),
-                ('work', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='results', to='catalogue.work')),
+                ('work', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='results', to='catalogue.work')),
             ],
             options={
                 'ordering': ['order', 'slug'],

@@ -70,7 +70,7 @@ class ResultQuerySet(models.QuerySet):
 class Result(Curated):
     slug = models.SlugField(max_length=120, unique=True)
     work = models.ForeignKey(
-        Work, null=True, blank=True, on_delete=models.PROTECT, related_name="results"
+        Work, null=True, blank=True, on_delete=models.CASCADE, related_name="results"
     )
     outside = models.JSONField(
         "work outside the catalogue",
