@@ -587,10 +587,12 @@ def describe_catalogue() -> str:
     eras = dict(Work.objects.values_list("era").annotate(n=Count("pk")).order_by())
     evidence = dict(Assignment.objects.values_list("evidence").annotate(n=Count("pk")).order_by())
     provenance = dict(Citation.objects.values_list("provenance").annotate(n=Count("pk")).order_by())
+    results = dict(Result.objects.values_list("status").annotate(n=Count("pk")).order_by())
     return (
         f"Catalogue: {Work.objects.count()} works {eras}, "
         f"{Category.objects.count()} categories, "
         f"{Assignment.objects.count()} assignments {evidence}, "
         f"{Citation.objects.count()} citation edges {provenance}, "
-        f"{Technique.objects.count()} techniques, {CostModel.objects.count()} cost models."
+        f"{Technique.objects.count()} techniques, {CostModel.objects.count()} cost models, "
+        f"{Result.objects.count()} measured results {results}."
     )
