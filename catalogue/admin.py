@@ -25,6 +25,7 @@ from catalogue.models import (
     Curated,
     CuratorDeletion,
     Person,
+    Result,
     Technique,
     Work,
 )
@@ -340,6 +341,19 @@ class CostModelAdmin(CuratedAdmin):
     search_fields = ["label", "formula", "technique__name", "status_note"]
     autocomplete_fields = ["technique", "works"]
     natural_key_fields = ("technique", "label")
+
+
+@admin.register(Result)
+class ResultAdmin(CuratedAdmin):
+    """Measured results: a curator's change is kept by load_survey, as for works; the status of
+    each figure (read on a page, derived, recalled) is part of what a curator edits, checked by
+    Result.clean as the fixtures' build checks it (a read figure names its page)."""
+
+    list_display = ["slug", "work", "year", "network", "devices", "family", "status"]
+    list_filter = ["status", "family", "year"]
+    search_fields = ["slug", "network", "device_kind", "claim", "work__key", "work__title"]
+    autocomplete_fields = ["work", "techniques"]
+    natural_key_fields = ("slug",)
 
 
 @admin.register(CuratorDeletion)

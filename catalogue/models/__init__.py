@@ -56,7 +56,20 @@ from catalogue.models.search_text import (  # isort: split
 
 from catalogue.models.quality import fidelity_report  # isort: split
 
+from catalogue.models.results import (  # isort: split
+    FIGURE_STATUSES,
+    Result,
+    ResultQuerySet,
+    ResultStatus,
+    StrategyFamily,
+)
+
 __all__ = [
+    "FIGURE_STATUSES",
+    "Result",
+    "ResultQuerySet",
+    "ResultStatus",
+    "StrategyFamily",
     "EXPLAINED_STATUSES",
     "ERA_FILTER_VALUES",
     "FIELD_LABELS",

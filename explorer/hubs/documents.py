@@ -38,7 +38,24 @@ def hub_document(hub: Hub, absolute) -> dict[str, Any]:
         ],
         "works": {era: _works(hub, era, absolute) for era in hub.works},
         "citations": _citations(hub, absolute),
+        "results": [_result(r, absolute) for r in hub.results],
         "links": links,
+    }
+
+
+def _result(result, absolute) -> dict[str, Any]:
+    """A measured result of the hub's techniques: its row on /results/ holds the prediction."""
+    return {
+        "id": result.slug,
+        "work": result.work.key if result.work else None,
+        "year": result.year,
+        "network": result.network,
+        "devices": result.devices,
+        "device_kind": result.device_kind,
+        "family": result.family,
+        "status": result.status,
+        "figures": result.figures,
+        "html_url": absolute(link("results:results") + f"#result-{result.slug}"),
     }
 
 

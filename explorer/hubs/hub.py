@@ -9,7 +9,7 @@ from django.db.models import Prefetch, Q
 from django.http import Http404
 
 from catalogue import tree
-from catalogue.models import Category, Citation, CostModel, Era, Technique, Work
+from catalogue.models import Category, Citation, CostModel, Era, Result, Technique, Work
 from explorer.demos import DEMOS, Demo
 from explorer.hubs.neighbourhood import Neighbourhood, neighbourhood
 from explorer.hubs.wd_plot import WDPoint, evaluate_at_defaults
@@ -33,6 +33,7 @@ class Hub:
     points: list[WDPoint]
     citations: Neighbourhood
     neighbour_works: dict[int, Work] = field(default_factory=dict)
+    results: list[Result] = field(default_factory=list)  # its techniques' measured results
 
     @property
     def seeds(self) -> list[str]:
@@ -75,6 +76,9 @@ def load_hub(code: str) -> Hub:
         counts=counts,
         points=_points(techniques),
         citations=Neighbourhood(),
+        results=list(
+            Result.objects.select_related("work").of_techniques([t.slug for t in techniques])
+        ),
     )
     _add_citations(hub)
     return hub

@@ -193,6 +193,7 @@ def work_detail(request, key: str):
         "cites_total": cites_total,
         "cited_by_total": cited_by_total,
         "search_links": search_links(work.title, work.author_names),
+        "results": list(work.results.all()),  # measured results the work reports
     }
     return render(request, "works/work_detail.html", context)
 

@@ -5,7 +5,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from catalogue.models import Author, Category, Person, Technique, Work
+from catalogue.models import Author, Category, Person, Result, Technique, Work
 
 
 def dump() -> str:
@@ -15,6 +15,7 @@ def dump() -> str:
 
 
 def empty_the_catalogue() -> None:
+    Result.objects.all().delete()  # the measured results (those of works outside the catalogue too)
     Work.objects.all().delete()  # with authorships, assignments and citations
     Author.objects.all().delete()
     Person.objects.all().delete()  # the identity table

@@ -102,3 +102,20 @@ def test_it_documents_the_parameters_the_code_reads(schema):
     works = {p["name"]: p for p in schema["paths"]["/api/works/"]["get"]["parameters"]}
     assert works["page_size"]["schema"] == {"type": "integer", "minimum": 1, "maximum": 500}
     assert works["level"]["schema"]["enum"] == []  # no catalogue loaded: no code is valid
+
+
+def test_it_documents_the_results_endpoints_and_their_filters(schema):
+    for path in ("/api/results/", "/api/results/csv/"):
+        parameters = {p["name"]: p for p in schema["paths"][path]["get"]["parameters"]}
+        assert {
+            "technique",
+            "network",
+            "family",
+            "status",
+            "year_min",
+            "year_max",
+            "devices_min",
+            "devices_max",
+            "ordering",
+        } <= set(parameters)
+        assert "-time_to_train_s" in parameters["ordering"]["schema"]["enum"]

@@ -36,6 +36,7 @@ from catalogue.models import (
     CuratorDeletion,
     Era,
     Person,
+    Result,
     Technique,
     Work,
     WorkSearchText,
@@ -111,6 +112,7 @@ CURATED_MODELS: list[type[models.Model]] = [
     Citation,
     Technique,
     CostModel,
+    Result,
 ]
 
 
@@ -131,6 +133,7 @@ def curated_records(keys: list[str] | None) -> list[models.Model]:
             Citation: Q(citing__key__in=keys) | Q(cited__key__in=keys),
             Technique: Q(slug__in=keys),
             CostModel: Q(technique__slug__in=keys),
+            Result: Q(slug__in=keys) | Q(work__key__in=keys),
         }
     deletions = (
         CuratorDeletion.objects.all() if keys is None else CuratorDeletion.objects.about(keys)
@@ -155,6 +158,7 @@ def _reset_target_exists(key: str) -> bool:
         Work.objects.filter(key=key).exists()
         or Category.objects.filter(code=key).exists()
         or Technique.objects.filter(slug=key).exists()
+        or Result.objects.filter(slug=key).exists()
     )
 
 
@@ -170,6 +174,8 @@ def describe(record: models.Model) -> str:
         return f"the edge {record.citing.key} -> {record.cited.key} ({record.provenance})"
     if isinstance(record, Technique):
         return f"technique {record.slug}"
+    if isinstance(record, Result):
+        return f"result {record.slug}"
     return f"cost model {record.label!r} of {record.technique.slug}"
 
 
@@ -233,6 +239,8 @@ def load_all(fixtures: Path, kept: list[str] | None = None) -> None:
     load_field_sources(fixtures, works, identifiers, kept)
     if (fixtures / "identities.json").exists():
         load_identities(fixtures / "identities.json")
+    if (fixtures / "results.json").exists():
+        load_results(fixtures / "results.json", works, kept)
     # Bulk writes send no signals: the search text of the works, anew.
     WorkSearchText.objects.refresh(Work.objects.values_list("pk", flat=True))
 
@@ -483,6 +491,61 @@ def load_techniques(path: Path, works: dict[str, Work], kept: list[str]) -> None
         merge_works(technique, _works_for(item.get("works", []), works), kept)
 
 
+RESULT_CONFIG = (
+    "network",
+    "dataset",
+    "global_batch",
+    "batch_unit",
+    "devices",
+    "device_kind",
+    "interconnect",
+    "precision",
+    "family",
+    "strategy",
+    "layout",
+    "parameters",
+)
+
+
+def load_results(path: Path, works: dict[str, Work], kept: list[str]) -> None:
+    """The measured results (fixtures/results.json), each linked to its work and techniques;
+    the fields a curator changed are kept, as for every other record."""
+    techniques = {t.slug: t for t in Technique.objects.all()}
+    existing = {r.slug: r for r in Result.objects.prefetch_related("techniques")}
+    for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))["results"]):
+        config = item["config"]
+        values = {
+            "work": works.get(item["work"]) if item["work"] else None,
+            "outside": item["outside"],
+            "year": item["year"],
+            **{name: config.get(name) or default_of(name) for name in RESULT_CONFIG},
+            "figures": item["figures"],
+            "status": item["status"],
+            "source_url": item["source_url"],
+            "config_sources": item["config_sources"],
+            "location": item["location"],
+            "claim": item["claim"],
+            "note": item["note"],
+            "order": order,
+        }
+        result = existing.get(item["id"]) or Result(slug=item["id"])
+        if merge_fixture(result, values, kept) or result.pk is None:
+            result.save()
+        wanted = sorted(techniques[slug].pk for slug in item["techniques"])
+        if sorted(t.pk for t in result.techniques.all()) != wanted:
+            if "techniques" in result.curated_fields:
+                kept.append(f"kept the curator's techniques of {describe(result)}")
+            else:
+                result.techniques.set(wanted)
+
+
+def default_of(name: str) -> object:
+    """The empty value of a result's configuration field (null for numbers, {} for the layout)."""
+    if name in ("global_batch", "devices", "parameters"):
+        return None
+    return {} if name == "layout" else ""
+
+
 def load_cost_models(path: Path, works: dict[str, Work], kept: list[str]) -> None:
     techniques = {t.slug: t for t in Technique.objects.all()}
     models_with_works = CostModel.objects.select_related("technique").prefetch_related("works")
@@ -526,10 +589,12 @@ def describe_catalogue() -> str:
     eras = dict(Work.objects.values_list("era").annotate(n=Count("pk")).order_by())
     evidence = dict(Assignment.objects.values_list("evidence").annotate(n=Count("pk")).order_by())
     provenance = dict(Citation.objects.values_list("provenance").annotate(n=Count("pk")).order_by())
+    results = dict(Result.objects.values_list("status").annotate(n=Count("pk")).order_by())
     return (
         f"Catalogue: {Work.objects.count()} works {eras}, "
         f"{Category.objects.count()} categories, "
         f"{Assignment.objects.count()} assignments {evidence}, "
         f"{Citation.objects.count()} citation edges {provenance}, "
-        f"{Technique.objects.count()} techniques, {CostModel.objects.count()} cost models."
+        f"{Technique.objects.count()} techniques, {CostModel.objects.count()} cost models, "
+        f"{Result.objects.count()} measured results {results}."
     )

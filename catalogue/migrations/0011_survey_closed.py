@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('catalogue', '0009_work_openalex_id'),
+        ('catalogue', '0010_results'),
     ]
 
     operations = [

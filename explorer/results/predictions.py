@@ -1,0 +1,165 @@
+"""The planner's prediction for a measured result, through the planner's public function
+(`plan.plan` on `machine.Inputs`), and the reason when the planner cannot express it.
+
+The planner takes a machine (per-node throughput, memory, link latency and bandwidth, bytes per
+value): the papers give the kind of device and interconnect, not these numbers. The values below
+are the devices' and links' spec-sheet figures, recalled (not read on a stored page), and the
+throughput is the peak: every prediction says so. Pure but for the cost models the caller passes.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import median
+from typing import Any
+
+from explorer.planner import plan as planning
+from explorer.planner.machine import BOUNDS, Inputs, PlannerInputError
+
+ASSUMED = "spec-sheet value, recalled (not read on a stored page)"
+# ImageNet-1k's training images (the standard split); LSVRC-2010 has about as many.
+TRAINING_IMAGES = {"ImageNet-1k": 1_281_167, "ImageNet LSVRC-2010": 1_200_000}
+# device kind (a word of it) -> (peak FLOP/s at fp32, at fp16 on tensor cores, memory GB)
+DEVICES: dict[str, tuple[float, float, float]] = {
+    "Tesla P100": (10.6e12, 21.2e12, 16.0),
+    "Tesla V100": (15.7e12, 125e12, 16.0),
+    "Tesla P40": (12e12, 12e12, 24.0),
+    "M40": (7e12, 7e12, 12.0),
+    "GTX 580": (1.58e12, 1.58e12, 3.0),
+    "Xeon Phi 7250": (6.1e12, 6.1e12, 16.0),
+    "Xeon Platinum 8160": (3.2e12, 3.2e12, 192.0),
+}
+# interconnect (a word of it) -> (bandwidth GB/s per node, latency µs)
+LINKS: dict[str, tuple[float, float]] = {
+    "50 Gbit/s Ethernet": (6.25, 10.0),
+    "InfiniBand FDR": (6.8, 2.0),
+    "InfiniBand EDR": (12.5, 1.5),
+    "100 Gbit/s InfiniBand": (12.5, 1.5),
+    "Omni-Path": (12.5, 1.5),
+    "InfiniBand": (12.5, 1.5),
+    "NVLink within one server": (20.0, 1.0),
+    "PCIe within one machine": (8.0, 5.0),
+}
+STRATEGY = {"data": "data-ring", "single": "data-ring"}
+
+
+def _match(table: dict, text: str) -> tuple[str, Any] | None:
+    return next(((name, value) for name, value in table.items() if name in text), None)
+
+
+def _cannot(reason: str) -> dict[str, Any]:
+    return {"status": "not expressible", "reason": reason}
+
+
+def _inputs(result: dict, networks: set[str]) -> tuple[Inputs, tuple[str, str]] | dict[str, Any]:
+    """The planner's inputs for a result, or the reason it cannot take them."""
+    config = result["config"]
+    if config["network"] not in networks:
+        return _cannot(f"the planner lacks the network ({config['network']})")
+    if config["family"] not in STRATEGY:
+        return _cannot(
+            f"the planner's layouts cannot express this one ({config['strategy']}): its model "
+            "parallelism splits whole layers between nodes"
+        )
+    if "TPU" in config["device_kind"]:
+        return _cannot("the planner lacks the interconnect (a TPU pod's 2-D torus)")
+    device = _match(DEVICES, config["device_kind"])
+    if device is None:
+        return _cannot(f"the planner lacks the device ({config['device_kind']})")
+    link = _match(LINKS, config["interconnect"]) if config["devices"] != 1 else ("none", (1, 1))
+    if link is None:
+        return _cannot(f"the planner lacks the interconnect ({config['interconnect']})")
+    if not config["global_batch"] or not config["devices"]:
+        return _cannot("the paper's global batch or device count is not recorded")
+    figures = {f["name"]: f["value"] for f in result["figures"]}
+    if "time_to_train_s" not in figures or "epochs" not in figures:
+        return _cannot("no measured time to train with its number of epochs to compare with")
+    if config["dataset"] not in TRAINING_IMAGES:
+        return _cannot(f"the dataset's size is not recorded ({config['dataset']})")
+    batch = int(config["global_batch"])
+    if batch > BOUNDS["batch"].high or config["devices"] > BOUNDS["P"].high:
+        return _cannot(f"beyond the planner's bounds (batch {batch}, P {config['devices']})")
+    fp16 = "fp16 mixed" in config["precision"]
+    peak32, peak16, memory = device[1]
+    bandwidth, latency = link[1]
+    inputs = Inputs(
+        network=config["network"],
+        P=int(config["devices"]),
+        batch=batch,
+        flops=peak16 if fp16 else peak32,
+        memory_gb=memory,
+        latency_us=latency,
+        bandwidth_gbs=bandwidth,
+        gamma=2 if fp16 else 4,
+    )
+    return inputs, (device[0], link[0])
+
+
+def predict(result: dict, formulas: Any, networks: set[str]) -> dict[str, Any]:
+    """The planner's time to train for `result` beside the measured one (ratio predicted /
+    measured), or why the planner cannot express it."""
+    found = _inputs(result, networks)
+    if isinstance(found, dict):
+        return found
+    inputs, (device, link) = found
+    try:
+        document = planning.plan(inputs, formulas, with_sweep=False)
+    except PlannerInputError as error:
+        return _cannot(f"the planner refuses the inputs: {error}")
+    slug = STRATEGY[result["config"]["family"]]
+    strategy = next(s for s in document["strategies"] if s["slug"] == slug)
+    if strategy["step_time"] is None:
+        return _cannot(f"the planner's {strategy['name']} does not apply: {strategy['reason']}")
+    figures = {f["name"]: f["value"] for f in result["figures"]}
+    images = TRAINING_IMAGES[result["config"]["dataset"]]
+    steps = math.ceil(figures["epochs"] * images / inputs.batch)
+    predicted = strategy["step_time"] * steps
+    measured = figures["time_to_train_s"]
+    return {
+        "status": "predicted",
+        "reason": "",
+        "strategy": slug,
+        "strategy_name": strategy["name"],
+        "step_time_s": strategy["step_time"],
+        "steps": steps,
+        "predicted_time_to_train_s": predicted,
+        "measured_time_to_train_s": measured,
+        "ratio": predicted / measured,
+        "fits": strategy["fits"],
+        "inputs": {
+            "P": inputs.P,
+            "batch": inputs.batch,
+            "flops": inputs.flops,
+            "memory_gb": inputs.memory_gb,
+            "latency_us": inputs.latency_us,
+            "bandwidth_gbs": inputs.bandwidth_gbs,
+            "gamma": inputs.gamma,
+        },
+        "assumptions": (
+            f"per-node throughput = the peak of a {device} and the link's "
+            f"bandwidth and latency ({link}): {ASSUMED}; "
+            f"{steps} steps = epochs x {images} images / batch"
+        ),
+    }
+
+
+def summary(rows: list[dict]) -> list[dict[str, Any]]:
+    """Per strategy family: how many results, how many predicted, the median and worst ratio
+    (worst: farthest from 1 either way, as a factor)."""
+    families: dict[str, list[dict]] = {}
+    for row in rows:
+        families.setdefault(row["config"]["family"], []).append(row)
+    out = []
+    for family, members in sorted(families.items()):
+        ratios = [r["prediction"]["ratio"] for r in members if r["prediction"].get("ratio")]
+        worst = max(ratios, key=lambda x: max(x, 1 / x)) if ratios else None
+        out.append(
+            {
+                "family": family,
+                "results": len(members),
+                "predicted": len(ratios),
+                "median_ratio": median(ratios) if ratios else None,
+                "worst_ratio": worst,
+            }
+        )
+    return out

@@ -1,0 +1,187 @@
+"""/api/results/ and /api/results/csv/: whole documents for a query, the planner's predictions
+beside the measurements, refusals named by parameter, and a constant number of queries."""
+
+import csv
+import io
+
+import pytest
+
+from catalogue.models import Result
+
+
+def test_it_answers_one_result_as_a_whole_document(client, survey):
+    url = "/api/results/?network=alexnet&devices_max=2"
+    document = client.get(url).json()
+    assert document["count"] == 1 and document["total"] == Result.objects.count()
+    (row,) = document["results"]
+    read = "http://users.ics.aalto.fi/perellm1/thesis/summaries_html/node64.html"
+    cacm = (
+        "https://cacm.acm.org/magazines/2017/6/217745-imagenet-classification-with-deep-"
+        "convolutional-neural-networks/fulltext"
+    )
+    assert row == {
+        "id": "krizhevsky2012-alexnet-2gpu",
+        "work": {
+            "key": "krizhevsky2012imagenet",
+            "title": Result.objects.get(slug=row["id"]).work.title,
+            "url": "/works/krizhevsky2012imagenet/",
+        },
+        "outside_catalogue": None,
+        "year": 2012,
+        "config": {
+            "network": "alexnet",
+            "dataset": "ImageNet LSVRC-2010",
+            "global_batch": 128.0,
+            "batch_unit": "images",
+            "devices": 2,
+            "device_kind": "NVIDIA GTX 580 3GB",
+            "interconnect": "PCIe within one machine",
+            "precision": "fp32",
+            "family": "model",
+            "strategy": "model parallelism: each layer's kernels split across the two GPUs",
+            "layout": {"dp": 1, "tp": 2, "pp": 1},
+            "parameters": None,
+        },
+        "techniques": [{"slug": "model-parallelism", "name": "Model parallelism"}],
+        "figures": [
+            {
+                "name": "time_to_train_s",
+                "value": 518400,
+                "unit": "s",
+                "status": "read",
+                "url": read,
+                "derivation": "",
+            },
+            {
+                "name": "accuracy",
+                "value": 0.625,
+                "unit": "fraction",
+                "status": "read",
+                "url": cacm,
+                "derivation": "",
+            },
+        ],
+        "status": "read",
+        "source_url": read,
+        "config_sources": {"devices": read, "device_kind": read},
+        "location": "Section 3.2 and Section 5",
+        "claim": (
+            "Five to six days on two GTX 580 3GB GPUs; top-1 test error 37.5% on ILSVRC-2010."
+        ),
+        "note": (
+            "time_to_train is the upper end of 'five to six days'; accuracy = 1 - 37.5% top-1 "
+            "error; batch 128 recalled."
+        ),
+        "prediction": {
+            "status": "not expressible",
+            "reason": (
+                "the planner's layouts cannot express this one (model parallelism: each layer's "
+                "kernels split across the two GPUs): its model parallelism splits whole layers "
+                "between nodes"
+            ),
+        },
+    }
+    assert document["summary"] == [
+        {
+            "family": "model",
+            "results": 1,
+            "predicted": 0,
+            "median_ratio": None,
+            "worst_ratio": None,
+        }
+    ]
+    assert document["api_url"] == url
+    assert document["page_url"] == "/results/?network=alexnet&devices_max=2"
+    assert document["csv_url"] == "/api/results/csv/?network=alexnet&devices_max=2"
+
+
+def test_it_puts_the_planners_prediction_beside_goyal_et_al(client, survey):
+    document = client.get("/api/results/?technique=allreduce&ordering=-ratio").json()
+    goyal = next(r for r in document["results"] if r["id"] == "goyal2017-resnet50-256gpu")
+    prediction = goyal["prediction"]
+    assert prediction["status"] == "predicted"
+    assert prediction["strategy"] == "data-ring"
+    assert prediction["steps"] == 14076  # ceil(90 epochs x 1,281,167 images / 8192)
+    assert prediction["measured_time_to_train_s"] == 3600
+    ratio = prediction["predicted_time_to_train_s"] / 3600
+    assert prediction["ratio"] == pytest.approx(ratio)
+    assert prediction["inputs"] == {
+        "P": 256,
+        "batch": 8192,
+        "flops": 10.6e12,
+        "memory_gb": 16.0,
+        "latency_us": 10.0,
+        "bandwidth_gbs": 6.25,
+        "gamma": 4,
+    }
+    assert "recalled" in prediction["assumptions"]
+    ratios = [r["prediction"].get("ratio") for r in document["results"]]
+    known = [r for r in ratios if r is not None]
+    assert known == sorted(known, reverse=True) and ratios[: len(known)] == known
+    data = next(row for row in document["summary"] if row["family"] == "data")
+    assert data["predicted"] == len(known)
+
+
+@pytest.mark.parametrize(
+    "query, parameter",
+    [
+        ("bogus=1", "bogus"),
+        ("ordering=colour", "ordering"),
+        ("year_min=x", "year_min"),
+        ("technique=telepathy", "technique"),
+        ("network=a&network=b", "network"),
+    ],
+)
+def test_it_refuses_a_bad_parameter_naming_it(client, survey, query, parameter):
+    for path in ("/api/results/", "/api/results/csv/"):
+        response = client.get(f"{path}?{query}")
+        assert response.status_code == 400, (path, query)
+        assert parameter in response.json()["errors"]
+    assert client.get(f"/results/?{query}").status_code == 400
+
+
+def test_it_exports_the_filtered_results_as_csv(client, survey):
+    response = client.get("/api/results/csv/?family=data&ordering=year")
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert len(rows) == Result.objects.filter(family="data").count()
+    assert [int(r["year"]) for r in rows] == sorted(int(r["year"]) for r in rows)
+    goyal = next(r for r in rows if r["id"] == "goyal2017-resnet50-256gpu")
+    assert goyal["time_to_train_s"] == "3600" and goyal["status"] == "read"
+    assert float(goyal["ratio"]) > 0
+
+
+def test_it_answers_in_a_constant_number_of_queries(client, survey, django_assert_max_num_queries):
+    client.get("/api/results/")  # the rows and predictions, once per catalogue version
+    with django_assert_max_num_queries(3):
+        client.get("/api/results/?family=hybrid&ordering=-utilisation")
+    with django_assert_max_num_queries(3):
+        client.get("/results/?network=resnet-50")
+
+
+def test_the_rows_are_read_in_a_constant_number_of_queries(survey, django_assert_num_queries):
+    with django_assert_num_queries(2):  # the results with their works, then the techniques
+        rows = [(r.work, list(r.techniques.all())) for r in Result.objects.for_list()]
+    assert len(rows) == Result.objects.count()
+
+
+def test_the_page_draws_both_record_charts(client, survey):
+    html = client.get("/results/").content.decode()
+    assert 'data-figure="results-resnet"' in html and 'id="results-resnet"' in html
+    assert 'data-figure="results-utilisation"' in html
+    assert "vendor/plotly/plotly.min.js" in html and "js/results.js" in html
+
+
+def test_a_hub_shows_its_techniques_results_and_a_work_page_its_own(client, survey):
+    document = client.get("/api/categories/net-data/").json()
+    ids = {row["id"] for row in document["results"]}
+    assert {"goyal2017-resnet50-256gpu", "jia2018-resnet50-2048gpu"} <= ids
+    assert "krizhevsky2012-alexnet-2gpu" not in ids  # model parallelism only
+    goyal = next(row for row in document["results"] if row["id"] == "goyal2017-resnet50-256gpu")
+    assert goyal["html_url"] == "http://testserver/results/#result-goyal2017-resnet50-256gpu"
+    html = client.get("/categories/net-data/").content.decode()
+    assert 'href="/results/#result-goyal2017-resnet50-256gpu"' in html
+    page = client.get("/works/goyal2017accurate/").content.decode()
+    assert 'id="results"' in page and "time_to_train_s 60 min" in page
+    assert 'href="https://papers.cool/arxiv/1706.02677"' in page
+    assert 'href="/results/#result-krizhevsky2012-alexnet-2gpu"' not in page
