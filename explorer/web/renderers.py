@@ -18,9 +18,29 @@ _fallback = JSONEncoder()
 
 def dumps(data: object) -> bytes:
     """Compact JSON of `data`, as DRF's JSONRenderer writes it."""
-    text = orjson.dumps(data, default=_fallback.default, option=OPTIONS)
+    try:
+        text = orjson.dumps(data, default=_fallback.default, option=OPTIONS)
+    except TypeError as error:
+        # PostgreSQL's jsonb gives a figure such as 3.14e23 FLOP back as a whole number, which
+        # orjson cannot write beyond 64 bits: such numbers are written as floats, as stored.
+        if "64-bit" not in str(error):
+            raise
+        text = orjson.dumps(huge_ints_as_floats(data), default=_fallback.default, option=OPTIONS)
     # As DRF does: these two are valid JSON but end a line in JavaScript.
     return text.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+
+
+INT64 = 2**63
+
+
+def huge_ints_as_floats(data: object) -> object:
+    if isinstance(data, dict):
+        return {key: huge_ints_as_floats(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [huge_ints_as_floats(value) for value in data]
+    if isinstance(data, int) and not isinstance(data, bool) and not -INT64 <= data < INT64:
+        return float(data)
+    return data
 
 
 class FastJSONRenderer(JSONRenderer):

@@ -7,7 +7,7 @@ import uuid
 from django.utils.translation import gettext_lazy
 from rest_framework.renderers import JSONRenderer
 
-from explorer.web.renderers import FastJSONRenderer
+from explorer.web.renderers import FastJSONRenderer, dumps
 
 
 def test_it_writes_what_drf_writes():
@@ -35,3 +35,8 @@ def test_it_indents_when_asked():
     data = {"a": [1, 2]}
     indented = FastJSONRenderer().render(data, "application/json; indent=2")
     assert indented == JSONRenderer().render(data, "application/json; indent=2")
+
+
+def test_it_writes_a_number_beyond_64_bits_as_a_float():
+    # PostgreSQL's jsonb returns 3.14e23 as a whole number (a figure of the measured results).
+    assert dumps({"flop": [314 * 10**21, 7], "ok": True}) == b'{"flop":[3.14e+23,7],"ok":true}'
