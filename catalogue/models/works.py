@@ -489,8 +489,8 @@ class Work(Curated):
         return reverse("works:work-detail", args=[self.key])
 
     @classmethod
-    def from_db(cls, db, field_names, values):
-        work = super().from_db(db, field_names, values)
+    def from_db(cls, db, field_names, values, *, fetch_mode=None):
+        work = super().from_db(db, field_names, values, fetch_mode=fetch_mode)
         work.stored_era = work.__dict__.get("era")  # what the database holds, for the rule below
         return work
 
