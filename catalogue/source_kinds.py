@@ -37,6 +37,8 @@ KINDS = {
         "sourcescore.pages.dev",
         "arxivlens.com",
         "deeplearn.org",
+        "summarizepaper.com",
+        "thelatestinai.com",
     ),
     "publisher or proceedings page": (
         "nips.cc",
@@ -59,6 +61,8 @@ KINDS = {
         "research.google",
         "microsoft.com",
         "intel.com",
+        "projecteuclid.org",
+        "mpi-forum.org",
     ),
     "scholarly index or catalogue": (
         "scholar.archive.org",
