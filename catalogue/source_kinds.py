@@ -88,6 +88,8 @@ KINDS = {
         "bohrium.com",
         "utb.cz",
         "120.26.44.124",
+        "archives-ouvertes.fr",
+        "citeulike.org",
     ),
     "author, lab or institution page": (
         ".edu",
