@@ -37,6 +37,8 @@ KINDS = {
         "sourcescore.pages.dev",
         "arxivlens.com",
         "deeplearn.org",
+        "summarizepaper.com",
+        "thelatestinai.com",
     ),
     "publisher or proceedings page": (
         "nips.cc",
@@ -59,6 +61,8 @@ KINDS = {
         "research.google",
         "microsoft.com",
         "intel.com",
+        "projecteuclid.org",
+        "mpi-forum.org",
     ),
     "scholarly index or catalogue": (
         "scholar.archive.org",
@@ -84,6 +88,8 @@ KINDS = {
         "bohrium.com",
         "utb.cz",
         "120.26.44.124",
+        "archives-ouvertes.fr",
+        "citeulike.org",
     ),
     "author, lab or institution page": (
         ".edu",
