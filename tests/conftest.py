@@ -29,6 +29,14 @@ def pytest_configure(config):
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
+    # The live server's responses sent at once: Django's development server writes the status
+    # line, the headers and the body in separate small writes, and with Nagle's algorithm each
+    # one after the first waits for the client's delayed acknowledgement (40 ms on Linux), so a
+    # fuzzer or a browser spent most of its time waiting, not testing.
+    from django.core.servers import basehttp
+
+    basehttp.WSGIRequestHandler.disable_nagle_algorithm = True
+
 
 @pytest.fixture(autouse=True)
 def demo_runs_in_the_request(settings):
