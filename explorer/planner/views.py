@@ -13,13 +13,31 @@ from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 
 from .documents import PlannerError, answer
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS, preset_sources
+from .machine import (
+    ALLREDUCE_ALGORITHMS,
+    BOUNDS,
+    OPTIMIZERS,
+    PRECISIONS,
+    PRESETS,
+    RECOMPUTE,
+    preset_sources,
+)
 from .networks import networks
 from .plots import sweep_figure
 
 FIELD_GROUPS = (
-    ("Machine", ("P", "flops", "efficiency", "memory_gb", "latency_us", "bandwidth_gbs")),
-    ("Training step", ("batch", "micro_batches", "chunks", "optimizer_values")),
+    ("Machine", ("P", "flops", "efficiency", "memory_gb")),
+    (
+        "Network: between nodes and inside a node",
+        (
+            "latency_us",
+            "bandwidth_gbs",
+            "devices_per_node",
+            "intra_latency_us",
+            "intra_bandwidth_gbs",
+        ),
+    ),
+    ("Training step", ("batch", "micro_batches", "chunks", "optimizer_values", "bucket_mb")),
     (
         "Bytes per value (default: the precision and optimizer's)",
         ("gamma", "weight_bytes", "gradient_bytes", "optimizer_bytes", "message_bytes"),
@@ -37,6 +55,7 @@ def planner_page(request):
         "allreduce_algorithms": ALLREDUCE_ALGORITHMS,
         "precisions": PRECISIONS,
         "optimizers": tuple(OPTIMIZERS),
+        "recompute_choices": RECOMPUTE,
     }
     status = 200
     try:
@@ -49,6 +68,8 @@ def planner_page(request):
             "machine": request.GET.get("machine", ""),
             "precision": request.GET.get("precision", ""),
             "optimizer": request.GET.get("optimizer", ""),
+            "recompute": request.GET.get("recompute", ""),
+            "overlap": request.GET.get("overlap", "") != "false",
         }
     else:
         context |= _page_context(document)
