@@ -252,6 +252,21 @@ GOYAL_HARDWARE = (
     "Goyal et al. [83] trained ResNet-50 on 256 Tesla P100 GPUs (transcribed at "
     "https://developer.nvidia.com/facebook-trains-imagenet-1-hour)"
 )
+BIG_BASIN = (
+    "Goyal et al.'s Big Basin servers: eight Tesla P100 GPUs interconnected using NVLink, NCCL for "
+    "the reduction inside a server (https://developer.nvidia.com/blog/facebook-trains-imagenet-in-"
+    "1-hour/)"
+)
+P100_NVLINK = (
+    "Tesla P100 with NVLink (SXM2): 10.6 TFLOPS single precision, 16 GB of HBM2, NVLink between "
+    "GPUs 80 GB/s per direction at its theoretical peak (https://www.microway.com/hpc-tech-tips/"
+    "nvidia-tesla-p100-nvlink-16gb-gpu-accelerator-pascal-gp100-sxm2-close/)"
+)
+GOYAL_ETHERNET = (
+    "50 Gbit/s Ethernet between servers, as issue 25 states Goyal et al.'s network; UNCONFIRMED: "
+    "not found on a stored page (the paper's text was not available)"
+)
+UNKNOWN_INTRA_LATENCY = "unknown (no source found): the latency between nodes is used"
 
 PRESETS: dict[str, MachinePreset] = {
     preset.slug: preset
@@ -284,16 +299,27 @@ PRESETS: dict[str, MachinePreset] = {
         ),
         MachinePreset(
             "goyal-2017",
-            "Goyal et al.'s 256 GPUs (P from the work; the rest example values)",
+            "Goyal et al.'s 256 P100 GPUs, 8 per server on NVLink, Ethernet between servers",
             {
                 "P": 256,
-                "flops": 10e12,
+                "flops": 10.6e12,
                 "memory_gb": 16.0,
                 "latency_us": 5.0,
-                "bandwidth_gbs": 6.0,
+                "bandwidth_gbs": 6.25,
                 "gamma": 4,
+                "devices_per_node": 8,
+                "intra_latency_us": None,
+                "intra_bandwidth_gbs": 80.0,
             },
-            {"P": GOYAL_HARDWARE},
+            {
+                "P": GOYAL_HARDWARE,
+                "flops": P100_NVLINK,
+                "memory_gb": P100_NVLINK,
+                "bandwidth_gbs": GOYAL_ETHERNET,
+                "devices_per_node": BIG_BASIN,
+                "intra_latency_us": UNKNOWN_INTRA_LATENCY,
+                "intra_bandwidth_gbs": P100_NVLINK,
+            },
         ),
     )
 }

@@ -154,12 +154,21 @@ def _number(value: float | None, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
+def _hidden_total(strategy: dict[str, Any]) -> str:
+    """All the communication, when part of it is hidden behind the backward pass ("" if none)."""
+    total, exposed = strategy["total_communication_time"], strategy["communication_time"]
+    if total is None or total <= exposed:
+        return ""
+    return _number(total, "s")
+
+
 def _shown(strategy: dict[str, Any]) -> dict[str, str]:
     memory = strategy["memory_per_node"] or {}
     return {
         "step_time": _number(strategy["step_time"], "s"),
         "compute_time": _number(strategy["compute_time"], "s"),
         "communication_time": _number(strategy["communication_time"], "s"),
+        "total_communication_time": _hidden_total(strategy),
         "idle_time": _number(strategy["idle_time"], "s"),
         "memory": _number(memory["total"] / 1e9, "GB") if memory else "—",
         "speedup": _number(strategy["speedup"], "×"),
