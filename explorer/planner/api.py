@@ -107,7 +107,11 @@ class PlannerView(APIView):
             "paper's figures; `strategies` is ranked by step time among those that fit in memory, "
             "each with its time split, memory per node, speedup, efficiency and `cost_models` "
             "(id and status of every formula used); `sweep` gives step time and efficiency "
-            "against P."
+            "against P. `communication_time` is the exposed communication (what the step waits "
+            "for; also `exposed_communication_time`), `total_communication_time` all of it, "
+            "hidden behind the backward pass or not. `unconfirmed_parts` names, for each part of "
+            "the step, the unconfirmed formulas it rests on; `sensitivity` says, for each of "
+            "them taken ×2 and ×0.5, which strategy would be best."
         ),
         parameters=_parameters(),
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},

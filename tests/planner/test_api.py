@@ -43,6 +43,7 @@ def test_it_answers_the_documented_json_shape(client, survey):
         "single_node_time",
         "ranking_note",
         "strategies",
+        "sensitivity",
         "sweep",
         "page_url",
         "api_url",

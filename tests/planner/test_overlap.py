@@ -41,7 +41,8 @@ def test_1f1b_keeps_at_most_the_stages_in_flight_at_gpipes_step_time():
     per_micro = float(ctx.activations[first].sum()) * 256 / 16 * 4
     assert one_f["memory_per_node"]["activations"] == pytest.approx(4 * per_micro)
     assert gpipe["memory_per_node"]["activations"] == pytest.approx(16 * per_micro)
-    assert "1F1B schedule" in " ".join(one_f["unconfirmed"])
+    schedule = next(m for m in one_f["cost_models"] if m["label"].startswith("1F1B schedule"))
+    assert (schedule["status"], schedule["works"]) == ("confirmed", ["narayanan2021efficient"])
 
 
 def test_full_recomputation_keeps_segment_inputs_and_pays_one_more_forward_pass():

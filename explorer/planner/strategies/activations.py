@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..formulas import Assumption, Derivation, number_text
+from ..formulas import CONFIRMED, Assumption, Derivation, number_text
 from .base import Context
 
 RECOMPUTATION = Assumption(
@@ -38,9 +38,11 @@ ONE_F_ONE_B = Assumption(
     "After the survey: the one-forward-one-backward schedule (PipeDream-Flush; Narayanan et al., "
     "SC 2021, arXiv 2104.04473, §2.2.1, https://arxiv.org/abs/2104.04473) starts a micro-batch's "
     "backward pass as soon as it leaves the last stage, so the first stage holds at most S "
-    "micro-batches' activations (GPipe: all M) while the bubble stays (S−1)/M of the ideal time. "
+    "micro-batches' activations (GPipe: all M) while the bubble stays (S−1)/M of the ideal time "
+    "(as restated at https://vizuaraai.github.io/5d-parallelism-visual-guide/advanced-pipeline-"
+    "schedules.html: 'peak activations to just p micro-batches in flight (vs. m in GPipe)'). "
     "The planner keeps GPipe's makespan for it.",
-    status="after the survey (unconfirmed)",
+    status=CONFIRMED,
     works=("narayanan2021efficient",),
 )
 

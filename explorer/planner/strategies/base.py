@@ -132,6 +132,14 @@ class Context:
     def compute_sources(self) -> list[Source]:
         return list(self.costs(self.inputs.batch).used.values()) + [FLOP_ASSUMPTION]
 
+    def work_sources(self) -> list[Source]:
+        """What a compute time rests on: the work formulas (not the depths) and the FLOPs per
+        operation."""
+        used = self.costs(self.inputs.batch).used
+        return [record for role, record in used.items() if role.endswith(".work")] + [
+            FLOP_ASSUMPTION
+        ]
+
 
 @dataclass
 class Outcome:

@@ -66,7 +66,7 @@ def data_parallel(ctx: Context, exchange: str) -> Outcome:
     outcome.compute = compute.value
     outcome.derivations.append(compute)
     outcome.sources += compute.sources
-    outcome.parts["compute"] = list(compute.sources)
+    outcome.parts["compute"] = ctx.work_sources()
     if extra:
         outcome.derivations.append(recompute_derivation(ctx, extra, "N/P samples"))
         outcome.parts["compute"] += outcome.derivations[-1].sources

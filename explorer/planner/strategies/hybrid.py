@@ -57,7 +57,7 @@ def hybrid(ctx: Context) -> Outcome:
     outcome.compute = compute.value
     outcome.derivations.append(compute)
     outcome.sources += compute.sources
-    outcome.parts["compute"] = list(compute.sources)
+    outcome.parts["compute"] = ctx.work_sources()
     if extra:
         outcome.derivations.append(recompute_derivation(ctx, extra, "all forward FLOPs / P"))
         outcome.parts["compute"] += activation_sources(ctx)

@@ -128,7 +128,7 @@ def _compose_times(ctx: Context, outcome: Outcome, whole, makespan: float, bare:
     outcome.idle = max(bare - outcome.compute, 0.0)
     outcome.derivations.append(compute)
     outcome.sources += compute.sources
-    outcome.parts["compute"] = list(compute.sources) + activation_sources(ctx)
+    outcome.parts["compute"] = ctx.work_sources() + activation_sources(ctx)
     if extra:
         outcome.derivations.append(recompute_derivation(ctx, extra, "all forward FLOPs / P"))
 
