@@ -113,9 +113,13 @@ def _presets() -> list[dict[str, Any]]:
 def _page_context(document: dict[str, Any]) -> dict[str, Any]:
     applicable = [s for s in document["strategies"] if s["applicable"]]
     longest = max((s["step_time"] for s in applicable), default=0.0) or 1.0
+    links = _Links()
     for strategy in document["strategies"]:
         strategy["bar"] = _bar(strategy, longest)
         strategy["shown"] = _shown(strategy)
+        for derivation in strategy["derivations"]:
+            for model in derivation["cost_models"]:
+                links.add(model)
     for row in document["network"]["comparison"]:
         row["shown_paper"] = "—" if row["paper"] is None else _number(row["paper"])
         difference = row["relative_difference"]
@@ -131,6 +135,25 @@ def _page_context(document: dict[str, Any]) -> dict[str, Any]:
             for name, source in document["machine"]["sources"].items()
         ],
     }
+
+
+class _Links:
+    """Each cost model's and work's address, reversed once per page (the derivations cite the
+    same ones many times; a `{% url %}` per citation was most of the page's rendering)."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, object], str] = {}
+
+    def url(self, name: str, key: object) -> str:
+        if (name, key) not in self.known:
+            self.known[name, key] = link(name, key)
+        return self.known[name, key]
+
+    def add(self, model: dict[str, Any]) -> None:
+        model["url"] = self.url("costs:api-cost-model-evaluate", model["id"]) if model["id"] else ""
+        model["work_links"] = [
+            {"key": key, "url": self.url("works:work-detail", key)} for key in model["works"]
+        ]
 
 
 def _bar(strategy: dict[str, Any], longest: float) -> list[dict[str, Any]]:

@@ -72,9 +72,11 @@ def prime_exchanges(ctx: Context, points: list[int]) -> None:
                     groups.setdefault((level_role, len(sizes)), []).append(values)
     for (role, count), rows in groups.items():
         record = ctx.formulas[role]
+        # P and the link vary by row (a column), the bucket sizes by column (the same each row).
         arrays = {
-            name: np.array([np.broadcast_to(v[name], (count,)) for v in rows]) for name in rows[0]
+            name: np.array([v[name] for v in rows])[:, None] for name in rows[0] if name != "m"
         }
+        arrays["m"] = np.array([v["m"] for v in rows])
         results = np.broadcast_to(evaluate(record, arrays), (len(rows), count))
         for values, result in zip(rows, results, strict=True):
             ctx.memo[level_key(record.formula, values)] = result

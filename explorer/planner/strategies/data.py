@@ -4,6 +4,8 @@ the backward pass unless `overlap=false`; the parameter server's push and pull a
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..formulas import number_text
@@ -49,7 +51,26 @@ def _outcome(exchange: str) -> Outcome:
 
 
 def data_parallel(ctx: Context, exchange: str) -> Outcome:
-    """Each node holds the whole model, runs N/P samples and exchanges the gradient."""
+    """Each node holds the whole model, runs N/P samples and exchanges the gradient. ZeRO's
+    three stages start from the ring's outcome: composed once per P, a copy each."""
+    key = ("data-parallel", ctx.inputs.P, exchange)
+    if key not in ctx.memo:
+        ctx.memo[key] = _data_parallel(ctx, exchange)
+    return _copy(ctx.memo[key])
+
+
+def _copy(outcome: Outcome) -> Outcome:
+    return dataclasses.replace(
+        outcome,
+        memory=dict(outcome.memory),
+        sources=list(outcome.sources),
+        derivations=list(outcome.derivations),
+        notes=list(outcome.notes),
+        parts={part: list(sources) for part, sources in outcome.parts.items()},
+    )
+
+
+def _data_parallel(ctx: Context, exchange: str) -> Outcome:
     inputs = ctx.inputs
     outcome = _outcome(exchange)
     if inputs.batch < inputs.P:

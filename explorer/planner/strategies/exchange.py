@@ -93,7 +93,7 @@ def level_key(formula: str, values: dict) -> tuple:
 
 
 def _hashable(value):
-    return tuple(np.ravel(value).tolist()) if isinstance(value, np.ndarray) else value
+    return np.asarray(value, dtype=float).tobytes() if isinstance(value, np.ndarray) else value
 
 
 def bucket_sizes(ctx: Context, layers: np.ndarray, overlap: bool) -> np.ndarray:
