@@ -3,6 +3,7 @@
 import pytest
 
 from catalogue.models import CostModel
+from explorer.planner.machine import BOUNDS
 
 STRATEGY_KEYS = {
     "slug",
@@ -259,6 +260,13 @@ def test_the_schema_states_the_joint_bounds(client, survey):
     assert "at most `batch`" in parameters["micro_batches"]["description"]
     assert "at most 8 × the bytes per value sent" in parameters["bits"]["description"]
     assert sorted(parameters["precision"]["schema"]["enum"]) == ["bf16-mixed", "fp16-mixed", "fp32"]
+    assert sorted(parameters["recompute"]["schema"]["enum"]) == ["full", "none"]
+    assert sorted(parameters["overlap"]["schema"]["enum"]) == ["false", "true"]
+    assert "PyTorch DDP" in parameters["overlap"]["description"]
+    for name in ("bucket_mb", "devices_per_node", "intra_latency_us", "intra_bandwidth_gbs"):
+        assert parameters[name]["schema"]["minimum"] == BOUNDS[name].low
+        assert parameters[name]["schema"]["maximum"] == BOUNDS[name].high
+    assert "the last node may hold fewer" in parameters["devices_per_node"]["description"]
 
 
 def test_each_strategy_counts_its_numbers_resting_on_unconfirmed_formulas(client, survey):

@@ -20,15 +20,16 @@ RECOMPUTATION = Assumption(
     "Full recomputation: keep each segment's input, recompute the segment in the backward pass",
     "kept = Σ segment inputs · samples in flight + largest segment's outputs · one micro-batch; "
     "compute + one forward pass",
-    "GPipe's re-materialization (Huang et al., NeurIPS 2019, arXiv 1811.06965, §2): each stage "
-    "keeps only its input (the partition boundary) for every micro-batch in flight and "
-    "recomputes its forward pass during the backward pass, so that its peak holds the boundary "
-    "inputs plus one micro-batch's activations of the stage. Where a node holds the whole "
-    "network (data parallelism, the hybrid, ZeRO), the segments are ⌈√layers⌉ runs of "
-    "contiguous layers, Chen et al.'s sublinear-memory checkpointing (arXiv 1604.06174). The "
-    "price is one more forward pass per step. Shortcut inputs of residual blocks are not "
-    "counted separately. UNCONFIRMED: the segment rule is applied here as stated, not checked "
-    "against the papers' figures.",
+    "Gradient checkpointing: the memory is the kept checkpoints plus the largest recomputed "
+    "segment ('the sum of the memory cost of the gradient checkpoints and the maximum memory "
+    "cost of local forwards', https://ar5iv.labs.arxiv.org/html/1808.00079), for one more "
+    "forward pass per step; with ⌈√layers⌉ segments, Chen et al.'s O(√n) memory 'at the cost of "
+    "one extra forward pass' (arXiv 1604.06174, https://www.pith.science/paper/1604.06174): the "
+    "segments where a node holds the whole network (data parallelism, the hybrid, ZeRO). In a "
+    "pipeline each stage is one segment, kept for every micro-batch in flight, as GPipe's "
+    "re-materialization does (Huang et al., NeurIPS 2019, arXiv 1811.06965; its memory formula "
+    "not read on a stored page). Shortcut inputs of residual blocks are not counted apart. "
+    "UNCONFIRMED: the rule is applied as stated, not checked against the papers' figures.",
 )
 
 ONE_F_ONE_B = Assumption(
