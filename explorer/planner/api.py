@@ -17,13 +17,23 @@ from explorer.web.middleware import cached_for_anonymous
 from explorer.web.renderers import FastJSONRenderer
 
 from .documents import PlannerError, answer
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS
+from .machine import (
+    ALLREDUCE_ALGORITHMS,
+    BOUNDS,
+    OPTIMIZERS,
+    PRECISIONS,
+    PRESETS,
+    RECOMPUTE,
+    SWITCHES,
+)
 from .networks import networks
 from .strategies import STRATEGY_SLUGS
 
 # Bounds between parameters, which a parameter's own schema cannot say (a 400 naming it).
 JOINT_BOUNDS = {
     "micro_batches": "at most `batch` (a micro-batch holds at least one sample)",
+    "devices_per_node": "a node holds at most `devices_per_node` of the P devices (the last "
+    "node may hold fewer); with P ≤ devices_per_node every exchange stays inside one node",
     "bits": "at most 8 × the bytes per value sent (`message_bytes`, else the precision's: "
     "8·gamma in fp32, 16 in mixed precision)",
 }
@@ -47,6 +57,22 @@ def _parameters() -> list[OpenApiParameter]:
             enum=list(OPTIMIZERS),
             description="optimizer state values per parameter: sgd 0, momentum 1, adam 2 "
             "(mixed precision: K = 4 + 4 per value, Adam's K = 12 as in ZeRO)",
+        ),
+        OpenApiParameter(
+            "recompute",
+            str,
+            enum=list(RECOMPUTE),
+            description="activation recomputation: none keeps every layer's output; full keeps "
+            "only each segment's input (a pipeline stage, else √layers contiguous layers) and "
+            "recomputes the segment in the backward pass: one more forward pass of compute",
+        ),
+        OpenApiParameter(
+            "overlap",
+            str,
+            enum=list(SWITCHES),
+            description="true (the default, as PyTorch DDP does): the data-parallel gradient "
+            "allreduce runs in buckets of `bucket_mb` during the backward pass and only what "
+            "outlasts it is exposed; false: the whole exchange after the backward pass",
         ),
         OpenApiParameter(
             "strategy", str, many=True, enum=list(STRATEGY_SLUGS), description="only these"
@@ -81,7 +107,11 @@ class PlannerView(APIView):
             "paper's figures; `strategies` is ranked by step time among those that fit in memory, "
             "each with its time split, memory per node, speedup, efficiency and `cost_models` "
             "(id and status of every formula used); `sweep` gives step time and efficiency "
-            "against P."
+            "against P. `communication_time` is the exposed communication (what the step waits "
+            "for; also `exposed_communication_time`), `total_communication_time` all of it, "
+            "hidden behind the backward pass or not. `unconfirmed_parts` names, for each part of "
+            "the step, the unconfirmed formulas it rests on; `sensitivity` says, for each of "
+            "them taken ×2 and ×0.5, which strategy would be best."
         ),
         parameters=_parameters(),
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},

@@ -11,7 +11,17 @@ from typing import Any
 
 from django import forms
 
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS, Bound, Inputs
+from .machine import (
+    ALLREDUCE_ALGORITHMS,
+    BOUNDS,
+    OPTIMIZERS,
+    PRECISIONS,
+    PRESETS,
+    RECOMPUTE,
+    SWITCHES,
+    Bound,
+    Inputs,
+)
 from .networks import networks
 from .strategies import STRATEGY_SLUGS
 
@@ -53,6 +63,16 @@ class PlannerForm(forms.Form):
         required=False,
         choices=[(name, name) for name in OPTIMIZERS],
         label="optimizer (sets the optimizer state per parameter)",
+    )
+    recompute = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in RECOMPUTE],
+        label="activation recomputation (full: keep segment inputs, one more forward pass)",
+    )
+    overlap = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in SWITCHES],
+        label="overlap the gradient exchange with the backward pass (data parallelism)",
     )
     strategy = forms.MultipleChoiceField(
         required=False,

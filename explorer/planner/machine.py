@@ -7,6 +7,7 @@ MAX_SWEEP_POINTS points in a sweep, and sizes inside the catalogue's variable ra
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -18,6 +19,17 @@ PRECISIONS = ("fp32", "fp16-mixed", "bf16-mixed")
 OPTIMIZERS = {"sgd": 0, "momentum": 1, "adam": 2}
 MIXED_LOW_BYTES = 2  # fp16 or bf16 weights, gradients, activations and messages
 MASTER_BYTES = 4  # the fp32 master weights and moments of mixed precision
+RECOMPUTE = ("none", "full")  # room for "selective" (transformer layers)
+SWITCHES = ("true", "false")  # a boolean input, as the address writes it
+
+
+# The inputs chosen among names: name -> the allowed values (a switch: "true" or "false").
+CHOICES: dict[str, tuple[str, ...]] = {
+    "precision": PRECISIONS,
+    "optimizer": tuple(OPTIMIZERS),
+    "recompute": RECOMPUTE,
+    "overlap": SWITCHES,
+}
 
 
 class PlannerInputError(ValueError):
@@ -45,6 +57,24 @@ BOUNDS: dict[str, Bound] = {
         Bound("memory_gb", float, 0.001, 1e5, "per-node memory", "GB"),
         Bound("latency_us", float, 0.0, 1e6, "link latency L", "µs"),
         Bound("bandwidth_gbs", float, 0.001, 1e4, "link bandwidth 1/G", "GB/s"),
+        Bound("devices_per_node", int, 1, 1024, "devices per node (1: one level of network)"),
+        Bound(
+            "intra_latency_us",
+            float,
+            0.0,
+            1e6,
+            "link latency inside a node (default: the link between nodes)",
+            "µs",
+        ),
+        Bound(
+            "intra_bandwidth_gbs",
+            float,
+            0.001,
+            1e4,
+            "link bandwidth inside a node (default: the link between nodes)",
+            "GB/s",
+        ),
+        Bound("bucket_mb", float, 0.01, 1e5, "gradient bucket size (overlap)", "MB"),
         Bound("gamma", int, 1, 16, "bytes per value γ", "B"),
         Bound(
             "optimizer_values",
@@ -121,6 +151,12 @@ class Inputs:
     optimizer_bytes: int | None = None  # ZeRO's K; None: from the precision and the optimizer
     message_bytes: int | None = None
     efficiency: float = 1.0
+    recompute: str = "none"
+    overlap: bool = True  # gradient exchange overlapped with the backward pass (data parallel)
+    bucket_mb: float = 25.0  # PyTorch DDP's default bucket_cap_mb
+    devices_per_node: int = 1
+    intra_latency_us: float | None = None  # None: the link between nodes
+    intra_bandwidth_gbs: float | None = None
     sweep_max: int = 256
     sweep_points: int = 16
     machine: str = "example"
@@ -136,6 +172,22 @@ class Inputs:
         return 1.0 / (self.bandwidth_gbs * 1e9)
 
     @property
+    def intra_latency(self) -> float:
+        """L inside a node, in seconds."""
+        us = self.latency_us if self.intra_latency_us is None else self.intra_latency_us
+        return us * 1e-6
+
+    @property
+    def intra_G(self) -> float:
+        """Seconds per byte inside a node."""
+        gbs = self.bandwidth_gbs if self.intra_bandwidth_gbs is None else self.intra_bandwidth_gbs
+        return 1.0 / (gbs * 1e9)
+
+    @property
+    def bucket_bytes(self) -> float:
+        return self.bucket_mb * 1e6
+
+    @property
     def value_bits(self) -> int:
         """Bits per gradient value sent: the quantization, or all 8·message bytes."""
         return self.bits if self.bits is not None else 8 * self.sizes.messages
@@ -147,7 +199,7 @@ class Inputs:
             return self.optimizer_values
         return OPTIMIZERS[self.optimizer]
 
-    @property
+    @functools.cached_property  # read by every strategy's memory; the inputs are frozen
     def sizes(self) -> ByteSizes:
         """Bytes per value of each kind: the precision and the optimizer's, each overridable.
 
@@ -200,6 +252,21 @@ GOYAL_HARDWARE = (
     "Goyal et al. [83] trained ResNet-50 on 256 Tesla P100 GPUs (transcribed at "
     "https://developer.nvidia.com/facebook-trains-imagenet-1-hour)"
 )
+BIG_BASIN = (
+    "Goyal et al.'s Big Basin servers: eight Tesla P100 GPUs interconnected using NVLink, NCCL for "
+    "the reduction inside a server (https://developer.nvidia.com/blog/facebook-trains-imagenet-in-"
+    "1-hour/)"
+)
+P100_NVLINK = (
+    "Tesla P100 with NVLink (SXM2): 10.6 TFLOPS single precision, 16 GB of HBM2, NVLink between "
+    "GPUs 80 GB/s per direction at its theoretical peak (https://www.microway.com/hpc-tech-tips/"
+    "nvidia-tesla-p100-nvlink-16gb-gpu-accelerator-pascal-gp100-sxm2-close/)"
+)
+GOYAL_ETHERNET = (
+    "50 Gbit/s Ethernet between servers, as issue 25 states Goyal et al.'s network; UNCONFIRMED: "
+    "not found on a stored page (the paper's text was not available)"
+)
+UNKNOWN_INTRA_LATENCY = "unknown (no source found): the latency between nodes is used"
 
 PRESETS: dict[str, MachinePreset] = {
     preset.slug: preset
@@ -232,16 +299,27 @@ PRESETS: dict[str, MachinePreset] = {
         ),
         MachinePreset(
             "goyal-2017",
-            "Goyal et al.'s 256 GPUs (P from the work; the rest example values)",
+            "Goyal et al.'s 256 P100 GPUs, 8 per server on NVLink, Ethernet between servers",
             {
                 "P": 256,
-                "flops": 10e12,
+                "flops": 10.6e12,
                 "memory_gb": 16.0,
                 "latency_us": 5.0,
-                "bandwidth_gbs": 6.0,
+                "bandwidth_gbs": 6.25,
                 "gamma": 4,
+                "devices_per_node": 8,
+                "intra_latency_us": None,
+                "intra_bandwidth_gbs": 80.0,
             },
-            {"P": GOYAL_HARDWARE},
+            {
+                "P": GOYAL_HARDWARE,
+                "flops": P100_NVLINK,
+                "memory_gb": P100_NVLINK,
+                "bandwidth_gbs": GOYAL_ETHERNET,
+                "devices_per_node": BIG_BASIN,
+                "intra_latency_us": UNKNOWN_INTRA_LATENCY,
+                "intra_bandwidth_gbs": P100_NVLINK,
+            },
         ),
     )
 }
@@ -268,14 +346,19 @@ def parse(query: dict[str, Any], networks: set[str]) -> Inputs:
     if allreduce not in ALLREDUCE_ALGORITHMS:
         raise PlannerInputError(f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}")
     choices = {}
-    for name, allowed in (("precision", PRECISIONS), ("optimizer", tuple(OPTIMIZERS))):
-        choice = str(query.get(name) or getattr(Inputs, name))
+    for name, allowed in CHOICES.items():
+        choice = str(query.get(name) or _default_text(name))
         if choice not in allowed:
             raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}")
-        choices[name] = choice
+        choices[name] = choice == "true" if allowed is SWITCHES else choice
     inputs = Inputs(network=network, allreduce=allreduce, **choices, **values)
     _check_relations(inputs)
     return inputs
+
+
+def _default_text(name: str) -> str:
+    default = getattr(Inputs, name)
+    return str(default).lower() if isinstance(default, bool) else str(default)
 
 
 def _number(bound: Bound, raw: Any) -> int | float:

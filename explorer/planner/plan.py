@@ -9,6 +9,7 @@ from typing import Any
 from .formulas import Formulas, check_complete
 from .machine import PRESETS, Inputs, preset_sources
 from .networks import TOLERANCE, networks, paper_comparison, totals
+from .sensitivity import sensitivity
 from .strategies import Context, all_outcomes, describe, prime_exchanges
 
 RANKING_NOTE = (
@@ -123,6 +124,7 @@ def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> dict[st
     ctx = Context(inputs, networks()[inputs.network], formulas)
     ctx.prime(batches_needed(inputs, sweep_points(inputs) if with_sweep else []))
     strategies, single = strategies_at(inputs, formulas, ctx)
+    strategies = ranked(strategies)
     preset = PRESETS[inputs.machine]
     return {
         "inputs": inputs.query(),
@@ -139,10 +141,14 @@ def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> dict[st
             "bytes_per_value": inputs.sizes.as_dict(),
             "efficiency": inputs.efficiency,
             "achieved_flops": inputs.achieved_flops,
+            "devices_per_node": inputs.devices_per_node,
+            "intra_L": inputs.intra_latency,
+            "intra_G": inputs.intra_G,
         },
         "network": network_document(inputs, formulas, ctx),
         "single_node_time": single,
         "ranking_note": RANKING_NOTE,
-        "strategies": ranked(strategies),
+        "strategies": strategies,
+        "sensitivity": sensitivity(strategies),
         "sweep": sweep(inputs, formulas, ctx) if with_sweep else None,
     }

@@ -13,13 +13,31 @@ from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 
 from .documents import PlannerError, answer
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS, preset_sources
+from .machine import (
+    ALLREDUCE_ALGORITHMS,
+    BOUNDS,
+    OPTIMIZERS,
+    PRECISIONS,
+    PRESETS,
+    RECOMPUTE,
+    preset_sources,
+)
 from .networks import networks
 from .plots import sweep_figure
 
 FIELD_GROUPS = (
-    ("Machine", ("P", "flops", "efficiency", "memory_gb", "latency_us", "bandwidth_gbs")),
-    ("Training step", ("batch", "micro_batches", "chunks", "optimizer_values")),
+    ("Machine", ("P", "flops", "efficiency", "memory_gb")),
+    (
+        "Network: between nodes and inside a node",
+        (
+            "latency_us",
+            "bandwidth_gbs",
+            "devices_per_node",
+            "intra_latency_us",
+            "intra_bandwidth_gbs",
+        ),
+    ),
+    ("Training step", ("batch", "micro_batches", "chunks", "optimizer_values", "bucket_mb")),
     (
         "Bytes per value (default: the precision and optimizer's)",
         ("gamma", "weight_bytes", "gradient_bytes", "optimizer_bytes", "message_bytes"),
@@ -37,6 +55,7 @@ def planner_page(request):
         "allreduce_algorithms": ALLREDUCE_ALGORITHMS,
         "precisions": PRECISIONS,
         "optimizers": tuple(OPTIMIZERS),
+        "recompute_choices": RECOMPUTE,
     }
     status = 200
     try:
@@ -49,6 +68,8 @@ def planner_page(request):
             "machine": request.GET.get("machine", ""),
             "precision": request.GET.get("precision", ""),
             "optimizer": request.GET.get("optimizer", ""),
+            "recompute": request.GET.get("recompute", ""),
+            "overlap": request.GET.get("overlap", "") != "false",
         }
     else:
         context |= _page_context(document)
@@ -92,9 +113,13 @@ def _presets() -> list[dict[str, Any]]:
 def _page_context(document: dict[str, Any]) -> dict[str, Any]:
     applicable = [s for s in document["strategies"] if s["applicable"]]
     longest = max((s["step_time"] for s in applicable), default=0.0) or 1.0
+    links = _Links()
     for strategy in document["strategies"]:
         strategy["bar"] = _bar(strategy, longest)
         strategy["shown"] = _shown(strategy)
+        for derivation in strategy["derivations"]:
+            for model in derivation["cost_models"]:
+                links.add(model)
     for row in document["network"]["comparison"]:
         row["shown_paper"] = "—" if row["paper"] is None else _number(row["paper"])
         difference = row["relative_difference"]
@@ -110,6 +135,25 @@ def _page_context(document: dict[str, Any]) -> dict[str, Any]:
             for name, source in document["machine"]["sources"].items()
         ],
     }
+
+
+class _Links:
+    """Each cost model's and work's address, reversed once per page (the derivations cite the
+    same ones many times; a `{% url %}` per citation was most of the page's rendering)."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, object], str] = {}
+
+    def url(self, name: str, key: object) -> str:
+        if (name, key) not in self.known:
+            self.known[name, key] = link(name, key)
+        return self.known[name, key]
+
+    def add(self, model: dict[str, Any]) -> None:
+        model["url"] = self.url("costs:api-cost-model-evaluate", model["id"]) if model["id"] else ""
+        model["work_links"] = [
+            {"key": key, "url": self.url("works:work-detail", key)} for key in model["works"]
+        ]
 
 
 def _bar(strategy: dict[str, Any], longest: float) -> list[dict[str, Any]]:
@@ -133,12 +177,21 @@ def _number(value: float | None, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
+def _hidden_total(strategy: dict[str, Any]) -> str:
+    """All the communication, when part of it is hidden behind the backward pass ("" if none)."""
+    total, exposed = strategy["total_communication_time"], strategy["communication_time"]
+    if total is None or total <= exposed:
+        return ""
+    return _number(total, "s")
+
+
 def _shown(strategy: dict[str, Any]) -> dict[str, str]:
     memory = strategy["memory_per_node"] or {}
     return {
         "step_time": _number(strategy["step_time"], "s"),
         "compute_time": _number(strategy["compute_time"], "s"),
         "communication_time": _number(strategy["communication_time"], "s"),
+        "total_communication_time": _hidden_total(strategy),
         "idle_time": _number(strategy["idle_time"], "s"),
         "memory": _number(memory["total"] / 1e9, "GB") if memory else "—",
         "speedup": _number(strategy["speedup"], "×"),

@@ -7,7 +7,8 @@ from playwright.sync_api import expect
 
 def test_it_plans_a_network_on_a_machine_and_sweeps_p(page, live_survey):
     page.goto(f"{live_survey.url}/planner/")
-    expect(page.locator("#ranked tr[data-strategy]")).to_have_count(12)
+    expect(page.locator("#ranked tr[data-strategy]")).to_have_count(13)
+    expect(page.locator("#overlap-assumption")).to_contain_text("Overlap is on (the default")
     page.select_option("select[name=network]", "vgg-16")
     page.select_option("select[name=machine]", "alexnet-2012")
     # The preset fills what is left empty: clear the fields it provides.
@@ -21,8 +22,8 @@ def test_it_plans_a_network_on_a_machine_and_sweeps_p(page, live_survey):
     expect(page.locator("#machine")).to_contain_text("two GTX 580 3GB GPUs")
     plot = page.locator("div.plot[data-drawn=true]")
     expect(plot).to_be_visible(timeout=15000)
-    # Two panels (step time, efficiency), one line per strategy (12) in each.
-    assert page.locator("div.plot[data-drawn=true] .scatterlayer .trace").count() == 24
+    # Two panels (step time, efficiency), one line per strategy (13) in each.
+    assert page.locator("div.plot[data-drawn=true] .scatterlayer .trace").count() == 26
     expect(page.locator("#sweep")).to_contain_text("(7 points)")
 
     page.fill("input[name=P]", "32")
@@ -38,3 +39,20 @@ def test_it_plans_a_network_on_a_machine_and_sweeps_p(page, live_survey):
 def test_it_shows_the_bound_for_a_bad_value(page, live_survey):
     page.goto(f"{live_survey.url}/planner/?P=0")
     expect(page.locator("div.errors")).to_contain_text("must be an integer between 1 and 4096")
+
+
+def test_it_takes_overlap_recomputation_and_a_two_level_network(page, live_survey):
+    page.goto(f"{live_survey.url}/planner/?network=resnet-50&P=64")
+    page.select_option("select[name=overlap]", "false")
+    page.select_option("select[name=recompute]", "full")
+    page.fill("input[name=devices_per_node]", "8")
+    page.fill("input[name=intra_bandwidth_gbs]", "80")
+    page.click("button:has-text('Plan')")
+    expect(page).to_have_url(re.compile(r"recompute=full.*overlap=false.*devices_per_node=8"))
+    expect(page.locator("#overlap-assumption")).to_contain_text("Overlap is off")
+    expect(page.locator("#overlap-assumption")).to_contain_text("8 devices per node")
+    ring = page.locator("#derivation-data-ring")
+    ring.locator("summary").click()
+    expect(ring).to_contain_text("communication time (inside each node)")
+    expect(ring).to_contain_text("recomputation (one more forward pass)")
+    expect(page.locator("#sensitivity-table tr[data-term]").first).to_be_visible()

@@ -9,9 +9,9 @@ def test_it_lists_the_statuses_with_their_counts_and_the_identities(client, surv
     document = client.get("/api/data-quality/").json()
     costs = {row["status"]: row["count"] for row in document["cost_model_statuses"]}
     assert costs == {
-        "confirmed": 18,
+        "confirmed": 20,  # the ring and Rabenseifner allreduce against their sources (issue 25)
         "partial": 2,
-        "recalled": 18,
+        "recalled": 16,
         "standard": 2,
         "derived": 7,
         "doubtful": 2,

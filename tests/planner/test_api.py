@@ -3,6 +3,7 @@
 import pytest
 
 from catalogue.models import CostModel
+from explorer.planner.machine import BOUNDS
 
 STRATEGY_KEYS = {
     "slug",
@@ -12,6 +13,8 @@ STRATEGY_KEYS = {
     "step_time",
     "compute_time",
     "communication_time",
+    "exposed_communication_time",
+    "total_communication_time",
     "idle_time",
     "memory_per_node",
     "fits",
@@ -21,6 +24,7 @@ STRATEGY_KEYS = {
     "cost_models",
     "unconfirmed",
     "unconfirmed_numbers",
+    "unconfirmed_parts",
     "notes",
     "techniques",
     "demos",
@@ -40,6 +44,7 @@ def test_it_answers_the_documented_json_shape(client, survey):
         "single_node_time",
         "ranking_note",
         "strategies",
+        "sensitivity",
         "sweep",
         "page_url",
         "api_url",
@@ -59,9 +64,10 @@ def test_it_answers_the_documented_json_shape(client, survey):
         "zero-2",
         "zero-3",
         "data-butterfly",
-        "data-ps",
         "data-tree",
+        "data-ps",  # not overlapped: behind the overlapped tree allreduce
         "pipeline",
+        "pipeline-1f1b",
         "pipeline-interleaved",
         "model-layer-split",
     ]
@@ -106,11 +112,12 @@ def test_it_cites_every_formula_by_its_catalogue_id_and_status(client, survey):
 
 
 def test_it_uses_a_curators_formula_from_the_catalogue(client, survey):
-    before = client.get("/api/planner/?network=alexnet&P=8&strategy=data-tree").json()
+    url = "/api/planner/?network=alexnet&P=8&strategy=data-tree&overlap=false"
+    before = client.get(url).json()
     model = CostModel.objects.get(technique__slug="allreduce-tree")
     model.formula = "4*log2(P)*(L + gamma*m*G)"
     model.save()  # as the admin does: the catalogue's version moves, cached answers expire
-    after = client.get("/api/planner/?network=alexnet&P=8&strategy=data-tree").json()
+    after = client.get(url).json()
     [old], [new] = before["strategies"], after["strategies"]
     assert new["communication_time"] == pytest.approx(2 * old["communication_time"])
 
@@ -253,6 +260,13 @@ def test_the_schema_states_the_joint_bounds(client, survey):
     assert "at most `batch`" in parameters["micro_batches"]["description"]
     assert "at most 8 × the bytes per value sent" in parameters["bits"]["description"]
     assert sorted(parameters["precision"]["schema"]["enum"]) == ["bf16-mixed", "fp16-mixed", "fp32"]
+    assert sorted(parameters["recompute"]["schema"]["enum"]) == ["full", "none"]
+    assert sorted(parameters["overlap"]["schema"]["enum"]) == ["false", "true"]
+    assert "PyTorch DDP" in parameters["overlap"]["description"]
+    for name in ("bucket_mb", "devices_per_node", "intra_latency_us", "intra_bandwidth_gbs"):
+        assert parameters[name]["schema"]["minimum"] == BOUNDS[name].low
+        assert parameters[name]["schema"]["maximum"] == BOUNDS[name].high
+    assert "the last node may hold fewer" in parameters["devices_per_node"]["description"]
 
 
 def test_each_strategy_counts_its_numbers_resting_on_unconfirmed_formulas(client, survey):

@@ -28,12 +28,12 @@ from .base import (
     Family,
     Outcome,
     describe,
-    gradient_exchange_values,
     memo_key,
     memory_split,
     partition,
 )
 from .data import data_parallel
+from .exchange import bucket_sizes, level_key, levels
 from .hybrid import fc_boundary_width, hybrid_bytes
 from .model import gpipe_makespan, layer_split
 from .pipeline import interleaved
@@ -56,19 +56,34 @@ EXCHANGE_ROLES: tuple[str, ...] = tuple(
 
 
 def prime_exchanges(ctx: Context, points: list[int]) -> None:
-    """Evaluate the gradient-exchange formulas for every P of a sweep at once (P an array) and
-    keep each value under the key its scalar evaluation would have: the same numbers, one
-    evaluation per formula instead of one per P."""
+    """Evaluate the gradient-exchange formulas for every P of a sweep at once (P an array, the
+    buckets a second axis) and keep each row under the key its own evaluation would have: the
+    same numbers, one evaluation per formula and level instead of one per P."""
     is_fc = np.array([row["kind"] == "fc" for row in ctx.network.layers])
-    sizes = {float(ctx.parameters.sum()), float(ctx.parameters[~is_fc].sum())}
-    for role in EXCHANGE_ROLES:
+    everything, conv = np.arange(len(is_fc)), np.flatnonzero(~is_fc)
+    exchanges = [(everything, role, role != "parameter_server.time") for role in EXCHANGE_ROLES]
+    exchanges.append((conv, f"allreduce.{ctx.inputs.allreduce}", True))
+    groups: dict[tuple[str, int], list[dict]] = {}
+    for layers, role, overlap in exchanges:
+        sizes = bucket_sizes(ctx, layers, overlap)
+        for p in points:
+            if p > 1:
+                for level_role, _, values in levels(ctx.inputs.with_p(p), role, sizes):
+                    groups.setdefault((level_role, len(sizes)), []).append(values)
+    for (role, count), rows in groups.items():
         record = ctx.formulas[role]
-        for elements in sizes:
-            per_p = [gradient_exchange_values(ctx.inputs.with_p(p), elements)[0] for p in points]
-            arrays = {name: np.array([v[name] for v in per_p]) for name in per_p[0]}
-            results = np.broadcast_to(evaluate(record, arrays), (len(points),))
-            for values, result in zip(per_p, results, strict=True):
-                ctx.memo[memo_key(record, values)] = float(result)
+        # P and the link vary by row (a column), the bucket sizes by column (the same each row).
+        arrays = {
+            name: np.array([v[name] for v in rows])[:, None] for name in rows[0] if name != "m"
+        }
+        arrays["m"] = np.array([v["m"] for v in rows])
+        results = np.broadcast_to(evaluate(record, arrays), (len(rows), count))
+        for values, result in zip(rows, results, strict=True):
+            ctx.memo[level_key(record.formula, values)] = result
+    _prime_bubbles(ctx, points)
+
+
+def _prime_bubbles(ctx: Context, points: list[int]) -> None:
     bubble = ctx.formulas["pipeline.bubble"]
     stage_counts = sorted({float(min(p, len(ctx.network.layers))) for p in points})
     for m in {1.0, float(ctx.inputs.micro_batches)}:

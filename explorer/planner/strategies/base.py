@@ -5,7 +5,9 @@ exchange, scalar evaluations) and the `Family` a module in this package declares
 The model, stated once (each step is also a shown `Assumption` or a catalogue formula):
 - compute: the FLOPs a node runs per step (catalogue work formulas, see networks.py) divided by
   its throughput; one node alone takes T1 = all FLOPs of a minibatch / throughput;
-- communication is not overlapped with computation, so all of it is exposed;
+- communication: the data-parallel gradient exchange runs in buckets during the backward pass
+  (`overlap`, the default, see exchange.py) and only what outlasts it is exposed; every other
+  exchange (pipeline stages, the hybrid's activations, the parameter server) is exposed whole;
 - idle: time a node waits in a step (the pipeline bubble and the imbalance of a layer split).
 """
 
@@ -43,8 +45,8 @@ NO_OVERLAP = Assumption(
     "no-overlap",
     "Communication is not overlapped with computation",
     "exposed communication = communication time",
-    "A pessimistic, simple bound: real systems hide part of the exchange behind the backward "
-    "pass. The catalogue has no overlap model.",
+    "A pessimistic, simple bound where no overlap is modelled (or `overlap=false`): real "
+    "systems hide part of the exchange behind the backward pass.",
 )
 
 
@@ -130,6 +132,14 @@ class Context:
     def compute_sources(self) -> list[Source]:
         return list(self.costs(self.inputs.batch).used.values()) + [FLOP_ASSUMPTION]
 
+    def work_sources(self) -> list[Source]:
+        """What a compute time rests on: the work formulas (not the depths) and the FLOPs per
+        operation."""
+        used = self.costs(self.inputs.batch).used
+        return [record for role, record in used.items() if role.endswith(".work")] + [
+            FLOP_ASSUMPTION
+        ]
+
 
 @dataclass
 class Outcome:
@@ -138,7 +148,8 @@ class Outcome:
     techniques: tuple[str, ...]
     demos: tuple[str, ...]
     compute: float = 0.0
-    communication: float = 0.0
+    communication: float = 0.0  # exposed: what the step waits for
+    hidden: float = 0.0  # communication overlapped with the backward pass
     idle: float = 0.0
     memory: dict[str, float] = field(default_factory=dict)
     applicable: bool = True
@@ -146,6 +157,9 @@ class Outcome:
     sources: list[Source] = field(default_factory=list)
     derivations: list[Derivation] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Each part of the step time ("compute", "communication", "idle") -> the sources it rests on,
+    # for the sensitivity of the ranking to the unconfirmed ones.
+    parts: dict[str, list[Source]] = field(default_factory=dict)
 
     @property
     def step(self) -> float:
@@ -260,19 +274,6 @@ ALLREDUCE_NAMES = {
 }
 
 
-def exchange_time(outcome, record, values, reduction, ctx: Context) -> float:
-    if ctx.inputs.P == 1:
-        outcome.derivations.append(
-            Derivation("communication time", 0.0, "s", "0", "one node: nothing to exchange")
-        )
-        return 0.0
-    time, derivation = evaluated(record, values, "communication time", "s", ctx.memo)
-    derivation.sources += reduction + [NO_OVERLAP]
-    outcome.derivations.append(derivation)
-    outcome.sources += [record, *reduction]
-    return time
-
-
 def partition(weights: np.ndarray, parts: int) -> list[np.ndarray]:
     """A split of the layers into at most `parts` contiguous stages with the least largest stage."""
     if parts >= len(weights):
@@ -300,7 +301,19 @@ def _greedy(total: list[float], cap: float) -> list[tuple[int, int]]:
 
 
 # The inputs (fields of `Inputs`) every family reads, for their declarations.
-MACHINE_INPUTS = ("P", "flops", "efficiency", "memory_gb", "latency_us", "bandwidth_gbs")
+MACHINE_INPUTS = (
+    "P",
+    "flops",
+    "efficiency",
+    "memory_gb",
+    "latency_us",
+    "bandwidth_gbs",
+    "devices_per_node",
+    "intra_latency_us",
+    "intra_bandwidth_gbs",
+    "recompute",
+)
+OVERLAP_INPUTS = ("overlap", "bucket_mb")
 VALUE_INPUTS = (
     "precision",
     "optimizer",
@@ -339,6 +352,19 @@ def unconfirmed_numbers(outcome: Outcome) -> dict[str, int]:
     return {"unconfirmed": resting, "numbers": len(outcome.derivations)}
 
 
+STEP_PARTS = ("compute", "communication", "idle")
+
+
+def unconfirmed_parts(outcome: Outcome) -> dict[str, list[str]]:
+    """For each part of the step time, the unconfirmed formulas and assumptions it rests on."""
+    return {
+        part: sorted(
+            {s.label for s in outcome.parts.get(part, ()) if s.status not in TRUSTED_STATUSES}
+        )
+        for part in STEP_PARTS
+    }
+
+
 def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> dict[str, Any]:
     """An outcome as the API shows it (before ranking); a sweep point needs no derivations."""
     single = ctx.single_node_time
@@ -359,6 +385,10 @@ def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> dict[str,
         "step_time": outcome.step if outcome.applicable else None,
         "compute_time": outcome.compute if outcome.applicable else None,
         "communication_time": outcome.communication if outcome.applicable else None,
+        "exposed_communication_time": outcome.communication if outcome.applicable else None,
+        "total_communication_time": (
+            outcome.communication + outcome.hidden if outcome.applicable else None
+        ),
         "idle_time": outcome.idle if outcome.applicable else None,
         "memory_per_node": outcome.memory or None,
         "fits": fits,
@@ -368,6 +398,7 @@ def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> dict[str,
         "cost_models": [s.reference() for s in unique],
         "unconfirmed": unconfirmed,
         "unconfirmed_numbers": unconfirmed_numbers(outcome) if detailed else None,
+        "unconfirmed_parts": unconfirmed_parts(outcome) if detailed else None,
         "notes": outcome.notes,
         "techniques": list(outcome.techniques),
         "demos": list(outcome.demos),

@@ -7,10 +7,12 @@ import numpy as np
 
 from ..formulas import Derivation, evaluate, number_text, substitute
 from ..networks import Network
+from .activations import activation_sources, kept_activations, recompute_derivation, recompute_flops
 from .base import (
     ALLREDUCE_NAMES,
     MACHINE_INPUTS,
     NO_OVERLAP,
+    OVERLAP_INPUTS,
     POINT_TO_POINT,
     REDUCTION_INPUTS,
     VALUE_INPUTS,
@@ -18,11 +20,10 @@ from .base import (
     Family,
     Outcome,
     compute_derivation,
-    exchange_time,
-    gradient_exchange_values,
     memory_derivation,
     memory_split,
 )
+from .exchange import exchange_into, gradient_exchange
 
 
 def fc_boundary_width(network: Network, p: int) -> float:
@@ -50,27 +51,35 @@ def hybrid(ctx: Context) -> Outcome:
     m_conv = float(ctx.parameters[~is_fc].sum())
     m_fc = float(ctx.parameters[is_fc].sum())
     whole = ctx.costs(inputs.batch)
-    compute = compute_derivation(ctx, float(whole.flops.sum()) / inputs.P, "all FLOPs / P")
+    forward = float(whole.forward_flops.sum()) / inputs.P
+    extra = recompute_flops(ctx, forward)
+    compute = compute_derivation(ctx, float(whole.flops.sum()) / inputs.P + extra, "all FLOPs / P")
     outcome.compute = compute.value
     outcome.derivations.append(compute)
-    outcome.sources += compute.sources + [NO_OVERLAP]
-    values, reduction = gradient_exchange_values(inputs, m_conv)
-    gradients = exchange_time(
-        outcome, ctx.formulas[f"allreduce.{algorithm}"], values, reduction, ctx
-    )
-    outcome.communication = gradients + _activation_exchange(ctx, outcome, m_conv, is_fc)
-    conv_activations = float(ctx.activations[~is_fc].sum()) * inputs.batch / inputs.P
-    fc_activations = float(ctx.activations[is_fc].sum()) * inputs.batch / inputs.P
-    outcome.memory = memory_split(
-        inputs, m_conv + m_fc / inputs.P, conv_activations + fc_activations
-    )
+    outcome.sources += compute.sources
+    outcome.parts["compute"] = ctx.work_sources()
+    if extra:
+        outcome.derivations.append(recompute_derivation(ctx, extra, "all forward FLOPs / P"))
+        outcome.parts["compute"] += activation_sources(ctx)
+    # The conv gradients are exchanged in buckets during the conv layers' backward pass.
+    conv = np.flatnonzero(~is_fc)
+    backward = ctx.costs(inputs.batch / inputs.P).backward_flops[conv] / inputs.achieved_flops
+    role = f"allreduce.{algorithm}"
+    exchange_into(outcome, gradient_exchange(ctx, role, conv, backward, True))
+    activations = _activation_exchange(ctx, outcome, m_conv, is_fc)
+    outcome.communication += activations
+    outcome.parts["communication"] += [NO_OVERLAP]
+    samples = inputs.batch / inputs.P
+    kept = kept_activations(ctx, np.arange(len(network.layers)), samples)
+    outcome.memory = memory_split(inputs, m_conv + m_fc / inputs.P, kept)
     outcome.derivations.append(
         memory_derivation(
             inputs,
             outcome.memory,
-            "conv weights whole, FC weights / P; activations of N/P samples, FC outputs / P",
+            "conv weights whole, FC weights / P; activations of N/P samples",
         )
     )
+    outcome.derivations[-1].sources += activation_sources(ctx)
     return outcome
 
 
@@ -122,14 +131,23 @@ def _activation_exchange(ctx: Context, outcome: Outcome, m_conv: float, is_fc) -
             "backward, P−1 messages per node each.",
         )
     )
-    outcome.sources += [hybrid_record, ctx.formulas["data_parallel.bytes"], POINT_TO_POINT]
+    used = [hybrid_record, ctx.formulas["data_parallel.bytes"], POINT_TO_POINT]
+    outcome.sources += used
+    outcome.parts.setdefault("communication", []).extend(used)
     return time
 
 
 FAMILY = Family(
     slug="hybrid",
     name="Hybrid (conv data-parallel, FC model-parallel)",
-    inputs=("batch", "allreduce", *MACHINE_INPUTS, *VALUE_INPUTS, *REDUCTION_INPUTS),
+    inputs=(
+        "batch",
+        "allreduce",
+        *MACHINE_INPUTS,
+        *VALUE_INPUTS,
+        *REDUCTION_INPUTS,
+        *OVERLAP_INPUTS,
+    ),
     cost_models=(
         "allreduce.ring",
         "allreduce.tree",

@@ -1,9 +1,10 @@
 """Pipelining: the layer split with M micro-batches in flight (GPipe), and after the survey the
-interleaved schedule with v model chunks per node."""
+1F1B schedule (at most the number of stages in flight) and the interleaved schedule with v model
+chunks per node."""
 
 from __future__ import annotations
 
-from ..formulas import Assumption, Derivation, number_text
+from ..formulas import CONFIRMED, Assumption, Derivation, number_text
 from .base import MACHINE_INPUTS, VALUE_INPUTS, Context, Family, Outcome
 from .model import layer_split
 
@@ -12,12 +13,14 @@ INTERLEAVED = Assumption(
     "Interleaved pipeline schedule: v model chunks per node",
     "idle / v, stage-boundary communication × v",
     "After the survey: the interleaved schedule of Narayanan et al. (SC 2021, arXiv 2104.04473, "
-    "§2.2.2; the schedule is described at https://developer.sourcefind.cn/codes/OpenDAS/"
-    "megatron-lm/-/commit/ab9a79791de91a2fa99d0d52379e23bcd652c61f). Each node holds v "
-    "non-contiguous chunks of layers, which divides the bubble by v and multiplies the messages "
-    "between stages by v. UNCONFIRMED: this reduction is the issue's statement of the paper's "
-    "result; we could not cite the paper's formula.",
-    status="after the survey (unconfirmed)",
+    "§2.2.2, https://arxiv.org/abs/2104.04473; the schedule in Megatron-LM: https://developer."
+    "sourcefind.cn/codes/OpenDAS/megatron-lm/-/commit/ab9a79791de91a2fa99d0d52379e23bcd652c61f). "
+    "Each node holds v non-contiguous chunks of layers: the bubble becomes (p−1)/(v·m) of the "
+    "ideal time instead of (p−1)/m, and the messages between stages grow v times (the formula "
+    "as restated at https://vizuaraai.github.io/5d-parallelism-visual-guide/advanced-pipeline-"
+    "schedules.html). The planner divides its GPipe idle time by v: with equal stages exactly "
+    "(p−1)/(v·m) (tests/planner/test_figures.py).",
+    status=CONFIRMED,
     works=("narayanan2021efficient",),
 )
 
@@ -32,6 +35,8 @@ def interleaved(ctx: Context) -> Outcome:
         f"Interleaved pipeline (after the survey), v = {chunks} chunks, M = {inputs.micro_batches}"
     )
     outcome.sources.append(INTERLEAVED)
+    for part in ("idle", "communication"):
+        outcome.parts.setdefault(part, []).append(INTERLEAVED)
     layers = len(ctx.network.layers)
     if outcome.applicable and inputs.P * chunks > layers:
         return outcome.not_applicable(
@@ -55,13 +60,21 @@ def interleaved(ctx: Context) -> Outcome:
     return outcome
 
 
+def compose(ctx: Context) -> list[Outcome]:
+    """GPipe, then 1F1B: the same step time, fewer micro-batches' activations in flight."""
+    m = ctx.inputs.micro_batches
+    return [layer_split(ctx, m), layer_split(ctx, m, schedule="1f1b")]
+
+
+# 1F1B is a strategy beside GPipe, not a `schedule` input: the ranking then shows what the
+# schedule buys (the memory to fit) at the same step time, without a setting to flip.
 FAMILY = Family(
     slug="pipeline",
-    name="Pipelining (GPipe)",
+    name="Pipelining (GPipe and 1F1B)",
     inputs=("batch", "micro_batches", *MACHINE_INPUTS, *VALUE_INPUTS),
     cost_models=("model_parallel.bytes", "pipeline.bubble"),
-    strategies=("pipeline",),
-    compose=lambda ctx: [layer_split(ctx, ctx.inputs.micro_batches)],
+    strategies=("pipeline", "pipeline-1f1b"),
+    compose=compose,
 )
 
 INTERLEAVED_FAMILY = Family(

@@ -6,6 +6,7 @@ from ..formulas import CONFIRMED, Assumption, Derivation, number_text
 from ..machine import ByteSizes
 from .base import (
     MACHINE_INPUTS,
+    OVERLAP_INPUTS,
     REDUCTION_INPUTS,
     VALUE_INPUTS,
     Context,
@@ -81,15 +82,19 @@ def zero(ctx: Context, stage: int) -> Outcome:
         return outcome
     inputs = ctx.inputs
     if stage == 3 and inputs.P > 1:
-        outcome.communication *= 1.5
+        gather = 0.5 * (outcome.communication + outcome.hidden)
+        outcome.communication += gather
+        outcome.parts["communication"].append(ZERO)
         outcome.derivations.append(
             Derivation(
                 "communication time (stage 3)",
                 outcome.communication,
                 "s",
-                "1.5 · ring allreduce time",
-                "3Ψ instead of 2Ψ: the parameters are gathered before use",
+                "exposed gradient exchange + 0.5 · ring allreduce time (all of it exposed)",
+                f"3Ψ instead of 2Ψ: the parameters are gathered before use, "
+                f"{number_text(gather)} s not overlapped",
                 [ZERO],
+                note="The parameter gathers are counted exposed: their prefetch is not modelled.",
             )
         )
     parameters = float(ctx.parameters.sum())
@@ -127,7 +132,7 @@ def zero(ctx: Context, stage: int) -> Outcome:
 FAMILY = Family(
     slug="sharded-data",
     name="Sharded data parallelism (ZeRO, after the survey)",
-    inputs=("batch", *MACHINE_INPUTS, *VALUE_INPUTS, *REDUCTION_INPUTS),
+    inputs=("batch", *MACHINE_INPUTS, *VALUE_INPUTS, *REDUCTION_INPUTS, *OVERLAP_INPUTS),
     cost_models=("allreduce.ring",),
     strategies=("zero-1", "zero-2", "zero-3"),
     compose=lambda ctx: [zero(ctx, stage) for stage in (1, 2, 3)],
