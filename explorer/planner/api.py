@@ -17,9 +17,10 @@ from explorer.web.middleware import cached_for_anonymous
 from explorer.web.renderers import FastJSONRenderer
 
 from .documents import PlannerError, answer
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS
+from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS, RECOMPUTE
 from .networks import networks
-from .strategies import STRATEGY_SLUGS
+from .strategies import ALL_STRATEGY_SLUGS
+from .transformer import NETWORKS
 
 # Bounds between parameters, which a parameter's own schema cannot say (a 400 naming it).
 JOINT_BOUNDS = {
@@ -31,7 +32,19 @@ JOINT_BOUNDS = {
 
 def _parameters() -> list[OpenApiParameter]:
     parameters = [
-        OpenApiParameter("network", str, enum=sorted(networks()), description="network"),
+        OpenApiParameter(
+            "network",
+            str,
+            enum=sorted(networks()) + list(NETWORKS),
+            description="network: a survey CNN, a transformer preset, or `transformer` (a "
+            "configuration of your own: layers, hidden, heads, seq_len, vocab...)",
+        ),
+        OpenApiParameter(
+            "recompute",
+            str,
+            enum=list(RECOMPUTE),
+            description="activation recomputation of transformers (Korthikanti et al.)",
+        ),
         OpenApiParameter("machine", str, enum=list(PRESETS), description="machine preset"),
         OpenApiParameter("allreduce", str, enum=list(ALLREDUCE_ALGORITHMS)),
         OpenApiParameter(
@@ -49,7 +62,7 @@ def _parameters() -> list[OpenApiParameter]:
             "(mixed precision: K = 4 + 4 per value, Adam's K = 12 as in ZeRO)",
         ),
         OpenApiParameter(
-            "strategy", str, many=True, enum=list(STRATEGY_SLUGS), description="only these"
+            "strategy", str, many=True, enum=list(ALL_STRATEGY_SLUGS), description="only these"
         ),
     ]
     for name, bound in BOUNDS.items():

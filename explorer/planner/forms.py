@@ -11,9 +11,20 @@ from typing import Any
 
 from django import forms
 
-from .machine import ALLREDUCE_ALGORITHMS, BOUNDS, OPTIMIZERS, PRECISIONS, PRESETS, Bound, Inputs
+from .machine import (
+    ALLREDUCE_ALGORITHMS,
+    BOUNDS,
+    OPTIMIZERS,
+    PRECISIONS,
+    PRESETS,
+    RECOMPUTE,
+    Bound,
+    Inputs,
+)
 from .networks import networks
-from .strategies import STRATEGY_SLUGS
+from .strategies import ALL_STRATEGY_SLUGS
+from .transformer import CUSTOM
+from .transformer import PRESETS as TRANSFORMERS
 
 
 def _bounded_field(bound: Bound) -> forms.Field:
@@ -54,15 +65,23 @@ class PlannerForm(forms.Form):
         choices=[(name, name) for name in OPTIMIZERS],
         label="optimizer (sets the optimizer state per parameter)",
     )
+    recompute = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in RECOMPUTE],
+        label="activation recomputation (transformers)",
+    )
     strategy = forms.MultipleChoiceField(
         required=False,
-        choices=[(slug, slug) for slug in STRATEGY_SLUGS],
+        choices=[(slug, slug) for slug in ALL_STRATEGY_SLUGS],
         label="show only these strategies",
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["network"].choices = [(n.slug, n.name) for n in networks().values()]
+        self.fields["network"].choices = [(n.slug, n.name) for n in networks().values()] + [
+            *((p.slug, p.name) for p in TRANSFORMERS.values()),
+            (CUSTOM, "Transformer of your configuration"),
+        ]
         for name, bound in BOUNDS.items():
             self.fields[name] = _bounded_field(bound)
 
