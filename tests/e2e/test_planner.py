@@ -38,3 +38,17 @@ def test_it_plans_a_network_on_a_machine_and_sweeps_p(page, live_survey):
 def test_it_shows_the_bound_for_a_bad_value(page, live_survey):
     page.goto(f"{live_survey.url}/planner/?P=0")
     expect(page.locator("div.errors")).to_contain_text("must be an integer between 1 and 4096")
+
+
+def test_it_ranks_the_layouts_of_a_transformer_preset(page, live_survey):
+    page.goto(f"{live_survey.url}/planner/")
+    page.click("#transformer-presets a:has-text('GPT-3 175B')")
+    expect(page).to_have_url(re.compile(r"network=gpt3-175b.*machine=a100-cluster"))
+    expect(page.locator("#strategies h2")).to_contain_text("GPT-3 175B")
+    expect(page.locator("#ranked tr[data-strategy=3d]")).to_contain_text("days")
+    rows = page.locator("#layout-table tr[data-layout]")
+    expect(rows.first).to_contain_text("the fastest layout that fits")
+    page.fill("input[name=efficiency]", "0.5")
+    page.click("button:has-text('Plan')")
+    expect(page).to_have_url(re.compile(r"efficiency=0.5"))
+    expect(page.locator("#comparison")).to_contain_text("175B parameters")
