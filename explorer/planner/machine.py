@@ -371,7 +371,8 @@ def parse(
         ("optimizer", tuple(OPTIMIZERS)),
         ("recompute", RECOMPUTE),
     ):
-        choice = str(query.get(name) or values.pop(name, None) or getattr(Inputs, name))
+        default = values.pop(name, None)  # the network's (a transformer preset's), if any
+        choice = str(query.get(name) or default or getattr(Inputs, name))
         if choice not in allowed:
             raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}")
         choices[name] = choice

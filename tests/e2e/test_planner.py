@@ -45,7 +45,7 @@ def test_it_ranks_the_layouts_of_a_transformer_preset(page, live_survey):
     page.click("#transformer-presets a:has-text('GPT-3 175B')")
     expect(page).to_have_url(re.compile(r"network=gpt3-175b.*machine=a100-cluster"))
     expect(page.locator("#strategies h2")).to_contain_text("GPT-3 175B")
-    expect(page.locator("#ranked tr[data-strategy=3d]")).to_contain_text("days")
+    expect(page.locator('#ranked tr[data-strategy="3d"]')).to_contain_text("days")
     rows = page.locator("#layout-table tr[data-layout]")
     expect(rows.first).to_contain_text("the fastest layout that fits")
     page.fill("input[name=efficiency]", "0.5")

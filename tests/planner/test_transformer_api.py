@@ -131,3 +131,8 @@ def test_the_api_is_fast_enough_for_p_4096(client, survey):
     response = client.get("/api/planner/?network=gpt3-175b&machine=a100-cluster&P=4096&batch=4096")
     assert response.status_code == 200
     assert response.json()["layouts"]["evaluated"] > 20
+
+
+def test_the_form_may_send_every_choice_over_a_presets_defaults(client, survey):
+    url = "/planner/?network=gpt3-175b&machine=a100-cluster&precision=fp32&optimizer=adam"
+    assert client.get(url).status_code == 200
