@@ -20,6 +20,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATABASE = ROOT / "bench" / "data" / "planner.sqlite3"
 NETWORKS = ("alexnet", "vgg-16", "resnet-50")
+# Transformers (issue 26): the whole layout search, target under 1 s through the API at P = 4096.
+TRANSFORMERS = (
+    "network=gpt3-175b&machine=a100-cluster&P=4096&batch=4096",
+    "network=megatron-1t&machine=a100-cluster&P=4096&batch=4096",
+    "network=deepspeed-moe-52b&machine=a100-cluster&P=4096&batch=4096",
+)
 
 
 def median_ms(function, runs: int) -> float:
@@ -49,6 +55,18 @@ def pure(runs: int) -> None:
         points = len(planning.sweep_points(inputs))
         print(
             f"  {slug:10} ranked table {table:6.1f} ms   sweep of {points} P values {swept:6.1f} ms"
+        )
+    from explorer.planner.transformer import NETWORKS as TRANSFORMER_NETWORKS
+    from explorer.planner.transformer_plan import NETWORK_DEFAULTS
+
+    for query in TRANSFORMERS:
+        values = dict(item.split("=") for item in query.split("&"))
+        inputs = parse(values, set(TRANSFORMER_NETWORKS), NETWORK_DEFAULTS)
+        document = planning.plan(inputs, formulas)
+        searched = median_ms(lambda i=inputs: planning.plan(i, formulas), runs)
+        count = document["layouts"]["evaluated"]
+        print(
+            f"  {values['network']:18} P = 4096: {count} layouts, 10 strategies {searched:6.1f} ms"
         )
 
 
@@ -82,6 +100,11 @@ def http(runs: int) -> None:
             f"  {slug:10} ranked table (2-point sweep) {table:6.1f} ms   with a 32-point sweep "
             f"{swept:6.1f} ms"
         )
+    for query in TRANSFORMERS:
+        url = f"/api/planner/?{query}"
+        client.get(url)
+        searched = median_ms(lambda url=url: client.get(url), runs)
+        print(f"  {query.split('&')[0]:26} whole layout search, P = 4096 {searched:6.1f} ms")
 
 
 def main() -> None:

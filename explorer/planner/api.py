@@ -27,7 +27,8 @@ from .machine import (
     SWITCHES,
 )
 from .networks import networks
-from .strategies import STRATEGY_SLUGS
+from .strategies import ALL_STRATEGY_SLUGS
+from .transformer import NETWORKS
 
 # Bounds between parameters, which a parameter's own schema cannot say (a 400 naming it).
 JOINT_BOUNDS = {
@@ -41,7 +42,13 @@ JOINT_BOUNDS = {
 
 def _parameters() -> list[OpenApiParameter]:
     parameters = [
-        OpenApiParameter("network", str, enum=sorted(networks()), description="network"),
+        OpenApiParameter(
+            "network",
+            str,
+            enum=sorted(networks()) + list(NETWORKS),
+            description="network: a survey CNN, a transformer preset, or `transformer` (a "
+            "configuration of your own: layers, hidden, heads, seq_len, vocab...)",
+        ),
         OpenApiParameter("machine", str, enum=list(PRESETS), description="machine preset"),
         OpenApiParameter("allreduce", str, enum=list(ALLREDUCE_ALGORITHMS)),
         OpenApiParameter(
@@ -64,7 +71,9 @@ def _parameters() -> list[OpenApiParameter]:
             enum=list(RECOMPUTE),
             description="activation recomputation: none keeps every layer's output; full keeps "
             "only each segment's input (a pipeline stage, else √layers contiguous layers) and "
-            "recomputes the segment in the backward pass: one more forward pass of compute",
+            "recomputes the segment in the backward pass: one more forward pass of compute; "
+            "transformers as Korthikanti et al. count it, where selective recomputes only the "
+            "attention scores (transformer networks only)",
         ),
         OpenApiParameter(
             "overlap",
@@ -75,7 +84,7 @@ def _parameters() -> list[OpenApiParameter]:
             "outlasts it is exposed; false: the whole exchange after the backward pass",
         ),
         OpenApiParameter(
-            "strategy", str, many=True, enum=list(STRATEGY_SLUGS), description="only these"
+            "strategy", str, many=True, enum=list(ALL_STRATEGY_SLUGS), description="only these"
         ),
     ]
     for name, bound in BOUNDS.items():

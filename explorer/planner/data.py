@@ -8,7 +8,7 @@ from collections import defaultdict
 
 from catalogue.models import CostModel, Technique
 
-from .formulas import ROLES, CatalogueFormula, by_role
+from .formulas import ALL_ROLES, CatalogueFormula, by_role
 
 
 def _keys_by_owner(through, owner: str, owners: list[int]) -> dict[int, list[str]]:
@@ -26,7 +26,7 @@ def _keys_by_owner(through, owner: str, owners: list[int]) -> dict[int, list[str
 def catalogue_formulas() -> dict[str, CatalogueFormula]:
     """The cost models of the planner's roles with their works and their technique's: 3 queries."""
     # Filtered on the techniques only (a few dozen rows); by_role keeps the labels it needs.
-    techniques = sorted({technique for technique, _ in ROLES.values()})
+    techniques = sorted({technique for technique, _ in ALL_ROLES.values()})
     models = list(
         CostModel.objects.filter(technique__slug__in=techniques).values_list(
             "pk",

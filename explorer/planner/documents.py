@@ -16,6 +16,8 @@ from .forms import PlannerForm
 from .formulas import CatalogueIncomplete
 from .machine import BOUNDS, PlannerInputError, parse
 from .networks import networks
+from .transformer import NETWORKS
+from .transformer_plan import NETWORK_DEFAULTS
 
 PARAMETERS = frozenset({*PlannerForm.base_fields, *BOUNDS})
 
@@ -52,7 +54,7 @@ def _answer(query, extra: tuple[str, ...]) -> dict[str, Any]:
         errors = {name: [str(m) for m in messages] for name, messages in form.errors.items()}
         raise PlannerError(form.error_messages(), errors=errors)
     try:
-        inputs = parse(form.query(), set(networks()))
+        inputs = parse(form.query(), set(networks()) | set(NETWORKS), NETWORK_DEFAULTS)
         document = planning.plan(inputs, catalogue_formulas())
     except PlannerInputError as error:
         name = str(error).split(" ", 1)[0]  # every message starts with the parameter it is about

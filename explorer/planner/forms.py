@@ -23,7 +23,9 @@ from .machine import (
     Inputs,
 )
 from .networks import networks
-from .strategies import STRATEGY_SLUGS
+from .strategies import ALL_STRATEGY_SLUGS
+from .transformer import CUSTOM
+from .transformer import PRESETS as TRANSFORMERS
 
 
 def _bounded_field(bound: Bound) -> forms.Field:
@@ -67,7 +69,8 @@ class PlannerForm(forms.Form):
     recompute = forms.ChoiceField(
         required=False,
         choices=[(name, name) for name in RECOMPUTE],
-        label="activation recomputation (full: keep segment inputs, one more forward pass)",
+        label="activation recomputation (full: keep segment inputs, one more forward pass; "
+        "selective: transformers only)",
     )
     overlap = forms.ChoiceField(
         required=False,
@@ -76,13 +79,16 @@ class PlannerForm(forms.Form):
     )
     strategy = forms.MultipleChoiceField(
         required=False,
-        choices=[(slug, slug) for slug in STRATEGY_SLUGS],
+        choices=[(slug, slug) for slug in ALL_STRATEGY_SLUGS],
         label="show only these strategies",
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["network"].choices = [(n.slug, n.name) for n in networks().values()]
+        self.fields["network"].choices = [(n.slug, n.name) for n in networks().values()] + [
+            *((p.slug, p.name) for p in TRANSFORMERS.values()),
+            (CUSTOM, "Transformer of your configuration"),
+        ]
         for name, bound in BOUNDS.items():
             self.fields[name] = _bounded_field(bound)
 

@@ -71,7 +71,62 @@ ROLES: dict[str, tuple[str, str]] = {
     ),
 }
 
+# After the survey (fixtures/after_cost_models.json): the transformer planner's roles, apart so
+# that the survey's networks need none of them (see transformer_plan.py).
+TRANSFORMER_ROLES: dict[str, tuple[str, str]] = {
+    "transformer.flops": (
+        "transformer-compute",
+        "Transformer training FLOPs per step (generalised)",
+    ),
+    "transformer.flops.megatron": (
+        "transformer-compute",
+        "Megatron-LM 2021: FLOPs per iteration, no recomputation",
+    ),
+    "transformer.flops.megatron_full": (
+        "transformer-compute",
+        "Megatron-LM 2021: FLOPs per iteration, full recomputation",
+    ),
+    "transformer.six_nd": ("transformer-compute", "6ND rule: training FLOPs"),
+    "tensor.values": (
+        "tensor-parallelism",
+        "Tensor parallelism (Megatron): values allreduced per layer per micro-batch",
+    ),
+    "sequence.values": (
+        "sequence-parallelism",
+        "Sequence parallelism: values exchanged per layer per micro-batch",
+    ),
+    "activations.none": ("sequence-parallelism", "Activation memory per layer, no parallelism"),
+    "activations.tensor": (
+        "sequence-parallelism",
+        "Activation memory per layer, tensor parallelism",
+    ),
+    "activations.sequence": (
+        "sequence-parallelism",
+        "Activation memory per layer, tensor and sequence parallelism",
+    ),
+    "activations.tensor.selective": (
+        "sequence-parallelism",
+        "Activation memory per layer, tensor parallelism, selective recomputation",
+    ),
+    "activations.sequence.selective": (
+        "sequence-parallelism",
+        "Activation memory per layer, tensor and sequence parallelism, selective recomputation",
+    ),
+    "activations.full": ("sequence-parallelism", "Activation memory per layer, full recomputation"),
+    "pipeline.bubble_1f1b": (
+        "pipelining",
+        "1F1B and interleaved pipeline: bubble time over ideal time",
+    ),
+    "expert.values": (
+        "expert-parallelism",
+        "Expert parallelism: values sent per MoE layer per micro-batch",
+    ),
+    "expert.all_to_all": ("expert-parallelism", "All-to-all: time"),
+}
+ALL_ROLES = {**ROLES, **TRANSFORMER_ROLES}
+
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "cost_models.json"
+AFTER_FIXTURE = FIXTURE.with_name("after_cost_models.json")
 
 
 class CatalogueIncomplete(LookupError):
@@ -164,16 +219,16 @@ class Derivation:
 Formulas = Mapping[str, CatalogueFormula]
 
 
-def check_complete(formulas: Formulas) -> None:
-    missing = sorted(role for role in ROLES if role not in formulas)
+def check_complete(formulas: Formulas, roles: Mapping[str, tuple[str, str]] = ROLES) -> None:
+    missing = sorted(role for role in roles if role not in formulas)
     if missing:
-        labels = "; ".join(f"{ROLES[role][0]}: {ROLES[role][1]!r}" for role in missing)
+        labels = "; ".join(f"{roles[role][0]}: {roles[role][1]!r}" for role in missing)
         raise CatalogueIncomplete(f"the catalogue lacks cost models the planner needs: {labels}")
 
 
 def by_role(records: Iterable[CatalogueFormula]) -> dict[str, CatalogueFormula]:
     """The records that fill the planner's roles, keyed by role."""
-    wanted = {key: role for role, key in ROLES.items()}
+    wanted = {key: role for role, key in ALL_ROLES.items()}
     return {
         wanted[(record.technique, record.label)]: record
         for record in records
@@ -185,6 +240,7 @@ def by_role(records: Iterable[CatalogueFormula]) -> dict[str, CatalogueFormula]:
 def fixture_formulas() -> dict[str, CatalogueFormula]:
     """The roles filled from fixtures/cost_models.json (ids unknown): for tests and benchmarks."""
     items = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    items += json.loads(AFTER_FIXTURE.read_text(encoding="utf-8"))
     return by_role(
         CatalogueFormula(
             id=None,

@@ -19,7 +19,8 @@ PRECISIONS = ("fp32", "fp16-mixed", "bf16-mixed")
 OPTIMIZERS = {"sgd": 0, "momentum": 1, "adam": 2}
 MIXED_LOW_BYTES = 2  # fp16 or bf16 weights, gradients, activations and messages
 MASTER_BYTES = 4  # the fp32 master weights and moments of mixed precision
-RECOMPUTE = ("none", "full")  # room for "selective" (transformer layers)
+# Activation recomputation: "selective" (attention only) applies to transformer layers.
+RECOMPUTE = ("none", "selective", "full")
 SWITCHES = ("true", "false")  # a boolean input, as the address writes it
 
 
@@ -45,6 +46,28 @@ class Bound:
     help: str
     unit: str = ""
 
+
+# Transformers (after the survey, issue 26): the configuration, the layout and the machine's
+# two levels (a simple local version: devices per node with an intra-node link; the link above
+# is between nodes).
+TRANSFORMER_BOUNDS = (
+    Bound("layers", int, 1, 1024, "transformer layers l"),
+    Bound("hidden", int, 1, 131072, "hidden size h"),
+    Bound("heads", int, 1, 4096, "attention heads a"),
+    Bound("seq_len", int, 1, 1048576, "sequence length s", "tokens"),
+    Bound("vocab", int, 1, 10_000_000, "vocabulary size V", "tokens"),
+    Bound("ffn_hidden", int, 1, 1_000_000, "MLP hidden size (default 4·hidden)"),
+    Bound("kv_heads", int, 1, 4096, "key/value heads (grouped-query attention; default heads)"),
+    Bound("experts", int, 1, 4096, "experts per mixture-of-experts layer (1: dense)"),
+    Bound("top_k", int, 1, 64, "experts each token is routed to"),
+    Bound("expert_interval", int, 1, 64, "every how many layers an MoE layer"),
+    Bound("micro_batch_size", int, 1, 65536, "micro-batch size b (sequences)"),
+    Bound("tp", int, 1, MAX_P, "tensor-parallel size (pins the layout)"),
+    Bound("pp", int, 1, MAX_P, "pipeline stages (pins the layout)"),
+    Bound("dp", int, 1, MAX_P, "data-parallel size (pins the layout)"),
+    Bound("zero", int, 0, 3, "ZeRO stage of the data-parallel groups (0: none)"),
+    Bound("tokens", float, 1e6, 1e15, "training tokens (time to train)", "tokens"),
+)
 
 BOUNDS: dict[str, Bound] = {
     b.name: b
@@ -102,6 +125,7 @@ BOUNDS: dict[str, Bound] = {
         Bound("density", float, 1e-4, 1.0, "fraction of gradient values sent (sparsification)"),
         Bound("sweep_max", int, 2, MAX_P, "largest P of the sweep"),
         Bound("sweep_points", int, 2, MAX_SWEEP_POINTS, "points of the sweep"),
+        *TRANSFORMER_BOUNDS,
     )
 }
 
@@ -160,6 +184,23 @@ class Inputs:
     sweep_max: int = 256
     sweep_points: int = 16
     machine: str = "example"
+    # Transformers (issue 26); None: the preset's (the network's configuration, a free layout).
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    seq_len: int | None = None
+    vocab: int | None = None
+    ffn_hidden: int | None = None
+    kv_heads: int | None = None
+    experts: int | None = None
+    top_k: int | None = None
+    expert_interval: int | None = None
+    micro_batch_size: int = 1
+    tp: int | None = None
+    pp: int | None = None
+    dp: int | None = None
+    zero: int = 1
+    tokens: float | None = None
 
     @property
     def latency(self) -> float:
@@ -268,6 +309,19 @@ GOYAL_ETHERNET = (
 )
 UNKNOWN_INTRA_LATENCY = "unknown (no source found): the latency between nodes is used"
 
+A100_PEAK = (
+    "312 teraFLOP/s, the A100's dense 16-bit peak (https://aiportalx.com/meta-ai/llama-2-7b: "
+    "'312 trillion'; 311.84 BF16 TFLOP/s at https://aiportalx.com/meta-ai/llama-2-70b)"
+)
+A100_NODE = (
+    "8 NVIDIA 80GB A100 GPUs per node (the Megatron-LM README, "
+    "https://losaright.blogg.se/2023/august/download-state-of-decay-3.html)"
+)
+LLAMA2_LINKS = (
+    "200 Gbps end-points between nodes, 25 GB/s per GPU (the Llama 2 paper, "
+    "http://proyectodescartes.org/iCartesiLibri/materiales_didacticos/IA2024/docs/llama2/6.html)"
+)
+
 PRESETS: dict[str, MachinePreset] = {
     preset.slug: preset
     for preset in (
@@ -321,6 +375,28 @@ PRESETS: dict[str, MachinePreset] = {
                 "intra_bandwidth_gbs": P100_NVLINK,
             },
         ),
+        MachinePreset(
+            "a100-cluster",
+            "A100 80GB cluster, 8 GPUs per node (peak, memory and links from sources; NVLink "
+            "an example value)",
+            {
+                "P": 1024,
+                "flops": 312e12,
+                "memory_gb": 80.0,
+                "latency_us": 5.0,
+                "bandwidth_gbs": 25.0,
+                "gamma": 4,
+                "devices_per_node": 8,
+                "intra_latency_us": 1.0,
+                "intra_bandwidth_gbs": 300.0,
+            },
+            {
+                "flops": A100_PEAK,
+                "memory_gb": A100_NODE,
+                "devices_per_node": A100_NODE,
+                "bandwidth_gbs": LLAMA2_LINKS,
+            },
+        ),
     )
 }
 
@@ -329,12 +405,22 @@ def preset_sources(preset: MachinePreset) -> dict[str, str]:
     return {name: preset.sources.get(name, EXAMPLE) for name in preset.values}
 
 
-def parse(query: dict[str, Any], networks: set[str]) -> Inputs:
-    """Inputs from a query (strings or numbers): preset values first, then explicit ones."""
+def parse(
+    query: dict[str, Any],
+    networks: set[str],
+    network_defaults: dict[str, dict[str, Any]] | None = None,
+) -> Inputs:
+    """Inputs from a query (strings or numbers): the network's training defaults (a transformer
+    preset's batch, tokens, precision...), then the machine preset's values, then explicit
+    ones."""
     machine = str(query.get("machine") or "example")
     if machine not in PRESETS:
         raise PlannerInputError(f"machine must be one of {', '.join(PRESETS)} (got {machine!r})")
-    values: dict[str, Any] = {"machine": machine, **PRESETS[machine].values}
+    named = str(query.get("network") or Inputs.network)
+    defaults = dict((network_defaults or {}).get(named, {}))
+    values: dict[str, Any] = {**defaults, "machine": machine, **PRESETS[machine].values}
+    if "P" in defaults and "P" not in query:  # the paper's device count over the preset's
+        values["P"] = defaults["P"]
     for name, bound in BOUNDS.items():
         raw = query.get(name)
         if raw not in (None, ""):
@@ -347,7 +433,8 @@ def parse(query: dict[str, Any], networks: set[str]) -> Inputs:
         raise PlannerInputError(f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}")
     choices = {}
     for name, allowed in CHOICES.items():
-        choice = str(query.get(name) or _default_text(name))
+        default = values.pop(name, None)  # the network's (a transformer preset's), if any
+        choice = str(query.get(name) or default or _default_text(name))
         if choice not in allowed:
             raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}")
         choices[name] = choice == "true" if allowed is SWITCHES else choice
@@ -383,6 +470,12 @@ def _check_relations(inputs: Inputs) -> None:
             f"micro_batches must be at most batch ({inputs.batch}): "
             "a micro-batch holds at least one sample"
         )
+    for name in ("tp", "pp", "dp"):
+        if (getattr(inputs, name) or 1) > inputs.P:
+            raise PlannerInputError(f"{name} must be at most P ({inputs.P})")
+    pinned = [getattr(inputs, name) for name in ("tp", "pp", "dp")]
+    if all(pinned) and pinned[0] * pinned[1] * pinned[2] != inputs.P:
+        raise PlannerInputError(f"tp·pp·dp must equal P ({inputs.P}): got {pinned}")
     messages = inputs.sizes.messages
     if inputs.bits is not None and inputs.bits > 8 * messages:
         raise PlannerInputError(

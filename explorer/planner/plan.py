@@ -6,11 +6,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import transformer_plan
 from .formulas import Formulas, check_complete
-from .machine import PRESETS, Inputs, preset_sources
+from .machine import PRESETS, Inputs, PlannerInputError, preset_sources
 from .networks import TOLERANCE, networks, paper_comparison, totals
 from .sensitivity import sensitivity
 from .strategies import Context, all_outcomes, describe, prime_exchanges
+from .transformer import is_transformer
 
 RANKING_NOTE = (
     "Ranked by step time among the strategies that fit in memory, fastest first. Every strategy's "
@@ -119,6 +121,13 @@ def batches_needed(inputs: Inputs, points: list[int]) -> list[float]:
 
 
 def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> dict[str, Any]:
+    if is_transformer(inputs.network):  # after the survey: layouts instead of layer tables
+        return transformer_plan.plan(inputs, formulas)
+    if inputs.recompute == "selective":
+        raise PlannerInputError(
+            "recompute=selective (the attention scores only, Korthikanti et al.) applies to "
+            f"transformer networks; for {inputs.network} choose none or full"
+        )
     check_complete(formulas)
     # One context computes every layer cost the answer needs in one vectorised pass.
     ctx = Context(inputs, networks()[inputs.network], formulas)

@@ -24,6 +24,9 @@ from .machine import (
 )
 from .networks import networks
 from .plots import sweep_figure
+from .transformer import CUSTOM
+from .transformer import PRESETS as TRANSFORMERS
+from .transformer_views import transformer_context
 
 FIELD_GROUPS = (
     ("Machine", ("P", "flops", "efficiency", "memory_gb")),
@@ -44,6 +47,15 @@ FIELD_GROUPS = (
     ),
     ("Gradient exchange", ("servers", "bits", "density")),
     ("Sweep over P (the plot)", ("sweep_max", "sweep_points")),
+    (
+        "Transformer (after the survey; empty: the preset's)",
+        ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len", "vocab")
+        + ("experts", "top_k", "expert_interval"),
+    ),
+    (
+        "Layout and time to train (empty: searched)",
+        ("tp", "pp", "dp", "micro_batch_size", "zero", "tokens"),
+    ),
 )
 
 
@@ -51,7 +63,21 @@ FIELD_GROUPS = (
 def planner_page(request):
     context: dict[str, Any] = {
         "presets": _presets(),
-        "networks": list(networks().values()),
+        "networks": list(networks().values())
+        + [{"slug": p.slug, "name": p.name} for p in TRANSFORMERS.values()]
+        + [{"slug": CUSTOM, "name": "Transformer of your configuration"}],
+        "transformer_presets": [
+            {
+                "slug": p.slug,
+                "name": p.name,
+                "url": link(
+                    "planner:planner",
+                    query=urlencode({"network": p.slug, "machine": "a100-cluster"}),
+                ),
+            }
+            for p in TRANSFORMERS.values()
+        ],
+        "recomputes": RECOMPUTE,
         "allreduce_algorithms": ALLREDUCE_ALGORITHMS,
         "precisions": PRECISIONS,
         "optimizers": tuple(OPTIMIZERS),
@@ -111,6 +137,11 @@ def _presets() -> list[dict[str, Any]]:
 
 
 def _page_context(document: dict[str, Any]) -> dict[str, Any]:
+    if document.get("layouts"):
+        for strategy in document["strategies"]:
+            strategy["bar"] = _bar(strategy, _longest(document))
+            strategy["shown"] = _shown(strategy)
+        return transformer_context(document)
     applicable = [s for s in document["strategies"] if s["applicable"]]
     longest = max((s["step_time"] for s in applicable), default=0.0) or 1.0
     links = _Links()
@@ -154,6 +185,11 @@ class _Links:
         model["work_links"] = [
             {"key": key, "url": self.url("works:work-detail", key)} for key in model["works"]
         ]
+
+
+def _longest(document: dict[str, Any]) -> float:
+    steps = [s["step_time"] for s in document["strategies"] if s["applicable"]]
+    return max(steps, default=0.0) or 1.0
 
 
 def _bar(strategy: dict[str, Any], longest: float) -> list[dict[str, Any]]:

@@ -56,3 +56,17 @@ def test_it_takes_overlap_recomputation_and_a_two_level_network(page, live_surve
     expect(ring).to_contain_text("communication time (inside each node)")
     expect(ring).to_contain_text("recomputation (one more forward pass)")
     expect(page.locator("#sensitivity-table tr[data-term]").first).to_be_visible()
+
+
+def test_it_ranks_the_layouts_of_a_transformer_preset(page, live_survey):
+    page.goto(f"{live_survey.url}/planner/")
+    page.click("#transformer-presets a:has-text('GPT-3 175B')")
+    expect(page).to_have_url(re.compile(r"network=gpt3-175b.*machine=a100-cluster"))
+    expect(page.locator("#strategies h2")).to_contain_text("GPT-3 175B")
+    expect(page.locator('#ranked tr[data-strategy="3d"]')).to_contain_text("days")
+    rows = page.locator("#layout-table tr[data-layout]")
+    expect(rows.first).to_contain_text("the fastest layout that fits")
+    page.fill("input[name=efficiency]", "0.5")
+    page.click("button:has-text('Plan')")
+    expect(page).to_have_url(re.compile(r"efficiency=0.5"))
+    expect(page.locator("#comparison")).to_contain_text("175B parameters")

@@ -1,5 +1,7 @@
 """/api/planner/ and /planner/: the JSON document, bad input, query counts, links."""
 
+import re
+
 import pytest
 
 from catalogue.models import CostModel
@@ -260,7 +262,7 @@ def test_the_schema_states_the_joint_bounds(client, survey):
     assert "at most `batch`" in parameters["micro_batches"]["description"]
     assert "at most 8 × the bytes per value sent" in parameters["bits"]["description"]
     assert sorted(parameters["precision"]["schema"]["enum"]) == ["bf16-mixed", "fp16-mixed", "fp32"]
-    assert sorted(parameters["recompute"]["schema"]["enum"]) == ["full", "none"]
+    assert sorted(parameters["recompute"]["schema"]["enum"]) == ["full", "none", "selective"]
     assert sorted(parameters["overlap"]["schema"]["enum"]) == ["false", "true"]
     assert "PyTorch DDP" in parameters["overlap"]["description"]
     for name in ("bucket_mb", "devices_per_node", "intra_latency_us", "intra_bandwidth_gbs"):
@@ -284,3 +286,11 @@ def test_each_strategy_counts_its_numbers_resting_on_unconfirmed_formulas(client
     ring = next(s for s in document["strategies"] if s["slug"] == "data-ring")
     counts = ring["unconfirmed_numbers"]
     assert f"{counts['unconfirmed']} of its {counts['numbers']} numbers" in html
+
+
+def test_the_page_form_names_each_input_once(client, survey):
+    """The form groups its inputs by topic; an input in two groups is sent twice, and a
+    parameter given twice is refused (a planner that answers only the address it was given)."""
+    html = client.get("/planner/").content.decode()
+    names = re.findall(r'<(?:input|select)[^>]* name="([^"]+)"', html)
+    assert names and len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)

@@ -143,7 +143,7 @@ def test_pipeline_boundaries_inside_a_node_take_the_intra_node_link():
         ({"devices_per_node": "0"}, "devices_per_node (devices per node"),
         ({"intra_bandwidth_gbs": "-1"}, "intra_bandwidth_gbs (link bandwidth inside a node"),
         ({"overlap": "maybe"}, "overlap must be one of true, false"),
-        ({"recompute": "half"}, "recompute must be one of none, full"),
+        ({"recompute": "half"}, "recompute must be one of none, selective, full"),
     ],
 )
 def test_it_refuses_the_new_inputs_out_of_bounds(query, message):

@@ -236,6 +236,9 @@ def load_all(fixtures: Path, kept: list[str] | None = None) -> None:
         load_seminal(fixtures / "seminal.json", works, kept)
     if (fixtures / "after_survey.bib").exists():
         works = load_after_survey(fixtures, works, kept, identifiers)
+        if (fixtures / "after_techniques.json").exists():  # theirs: works cited by key
+            load_techniques(fixtures / "after_techniques.json", works, kept, first=100)
+            load_cost_models(fixtures / "after_cost_models.json", works, kept, first=100)
     load_field_sources(fixtures, works, identifiers, kept)
     if (fixtures / "identities.json").exists():
         load_identities(fixtures / "identities.json")
@@ -470,14 +473,22 @@ def load_citations(path: Path, works: dict[str, Work], kept: list[str]) -> None:
 
 
 def _works_for(numbers: list, works: dict[str, Work]) -> list[Work]:
+    """Survey reference numbers, "survey", or (after the survey) BibTeX keys."""
     by_ref = {w.survey_ref: w for w in works.values() if w.survey_ref}
-    return [works[SURVEY_KEY] if n == "survey" else by_ref[int(n)] for n in numbers]
+    return [
+        works[SURVEY_KEY]
+        if n == "survey"
+        else works[n]
+        if isinstance(n, str) and not n.isdigit()
+        else by_ref[int(n)]
+        for n in numbers
+    ]
 
 
-def load_techniques(path: Path, works: dict[str, Work], kept: list[str]) -> None:
+def load_techniques(path: Path, works: dict[str, Work], kept: list[str], first: int = 0) -> None:
     categories = {c.code: c for c in Category.objects.all()}
     existing = {t.slug: t for t in Technique.objects.prefetch_related("works")}
-    for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+    for order, item in enumerate(json.loads(path.read_text(encoding="utf-8")), start=first):
         values = {
             "name": item["name"],
             "category": categories[item["category"]],
@@ -546,12 +557,12 @@ def default_of(name: str) -> object:
     return {} if name == "layout" else ""
 
 
-def load_cost_models(path: Path, works: dict[str, Work], kept: list[str]) -> None:
+def load_cost_models(path: Path, works: dict[str, Work], kept: list[str], first: int = 0) -> None:
     techniques = {t.slug: t for t in Technique.objects.all()}
     models_with_works = CostModel.objects.select_related("technique").prefetch_related("works")
     existing = {(m.technique_id, m.label): m for m in models_with_works}
     deleted = CuratorDeletion.objects.keys_of("cost model")
-    for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+    for order, item in enumerate(json.loads(path.read_text(encoding="utf-8")), start=first):
         technique = techniques[item["technique"]]
         if (technique.pk, item["label"]) not in existing and (
             f"{technique.slug} {item['label']}" in deleted

@@ -38,6 +38,7 @@ from .hybrid import fc_boundary_width, hybrid_bytes
 from .model import gpipe_makespan, layer_split
 from .pipeline import interleaved
 from .sharded import zero
+from .tensor import TRANSFORMER_STRATEGY_SLUGS
 
 FAMILIES: tuple[Family, ...] = (
     data.FAMILY,
@@ -49,6 +50,10 @@ FAMILIES: tuple[Family, ...] = (
 )
 
 STRATEGY_SLUGS: tuple[str, ...] = tuple(slug for f in FAMILIES for slug in f.strategies)
+# Every slug a query may name: the survey networks' and the transformers' (strategies/tensor.py).
+ALL_STRATEGY_SLUGS: tuple[str, ...] = tuple(
+    dict.fromkeys(STRATEGY_SLUGS + TRANSFORMER_STRATEGY_SLUGS)
+)
 
 EXCHANGE_ROLES: tuple[str, ...] = tuple(
     dict.fromkeys(role for f in FAMILIES for role in f.exchange_roles)
@@ -100,6 +105,7 @@ def all_outcomes(ctx: Context) -> list[Outcome]:
 
 
 __all__ = [
+    "ALL_STRATEGY_SLUGS",
     "EXCHANGE_ROLES",
     "FAMILIES",
     "STRATEGY_SLUGS",

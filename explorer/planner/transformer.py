@@ -1,0 +1,475 @@
+"""Transformer networks from their configuration (after the survey): sourced presets, parameter
+counts, training FLOPs as Megatron-LM 2021 counts them, and activation memory per layer as
+Korthikanti et al. (2022) give it. Pure: numbers in, numbers out; no ORM, no request.
+
+Every figure of a preset carries where it comes from: a URL, or "unconfirmed: ..." saying where
+it was read when no stored source shows it.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+# Megatron-LM's 2021 paper (Narayanan et al., SC21, arXiv 2104.04473), its FLOPs formula.
+MEGATRON_2021 = "https://arxiv.org/abs/2104.04473"
+MEGATRON_FLOPS_CODE = (
+    "https://githubissues.com/NVIDIA/Megatron-LM/995 (the formula expanded: 72·B·s·l·h²·"
+    "(1 + s/(6h) + V/(12·l·h)) without recomputation, equal to the paper's 96·…·V/(16·l·h) "
+    "form with it)"
+)
+MEGATRON_README = (
+    "https://developer.sourcefind.cn/codes/OpenDAS/megatron-lm/-/commit/"
+    "84529b20c23df05140cbde388afd98f98eb0d815 (Megatron-LM README: vocabulary 51,200, "
+    "sequence 2048, up to 3072 A100 GPUs for the largest model)"
+)
+GPT3_PAGE = "https://labindex.ai/outputs/openai/gpt-3"
+BERT_PAGE = "https://zhcnt1.ilovetranslation.com/AuDWw1KZb5Z=d"
+GPT2_PAGE = (
+    "http://www.renenyffenegger.ch/notes/development/Artificial-intelligence/language-model/"
+    "LLM/GPT/2"
+)
+LLAMA2_TABLE = (
+    "http://proyectodescartes.org/iCartesiLibri/materiales_didacticos/IA2024/docs/llama2/6.html"
+)
+LLAMA2_7B_SHAPES = "https://github.com/Retruth/deontic/blob/main/nlp_models/llama2/README.md"
+DEEPSPEED_MOE = (
+    "https://github.com/microsoft/DeepSpeed/blob/master/docs/_posts/2021-12-09-deepspeed-moe-nlg.md"
+)
+MEGATRON_PARAMS_CODE = (
+    "https://github.com/NVIDIA/Megatron-LM/blob/main/megatron/training/theoretical_memory_usage.py"
+)
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """A transformer's shape. `experts` > 1 makes every `expert_interval`-th layer a
+    mixture-of-experts layer (each token routed to `top_k` of the experts)."""
+
+    layers: int
+    hidden: int
+    heads: int
+    seq_len: int
+    vocab: int
+    ffn_hidden: int = 0  # 0: 4·hidden
+    kv_heads: int = 0  # 0: heads (no grouped-query attention)
+    experts: int = 1
+    top_k: int = 1
+    expert_interval: int = 1
+    gated: bool = False  # SwiGLU: three matrices in the MLP instead of two
+    bias: bool = True  # biases in the linear layers and LayerNorm (not RMSNorm)
+    tied: bool = True  # the output layer shares the input embedding
+    learned_positions: bool = True
+    encoder_extras: bool = False  # BERT: token types, embedding LayerNorm and pooler
+
+    @property
+    def ffn(self) -> int:
+        return self.ffn_hidden or 4 * self.hidden
+
+    @property
+    def kv(self) -> int:
+        return self.kv_heads or self.heads
+
+    @property
+    def head_dim(self) -> float:
+        return self.hidden / self.heads
+
+    @property
+    def moe_layers(self) -> int:
+        return self.layers // self.expert_interval if self.experts > 1 else 0
+
+
+@dataclass(frozen=True)
+class Preset:
+    slug: str
+    name: str
+    config: TransformerConfig
+    work: str  # BibTeX key in the catalogue, or "" when the paper is not a work of ours
+    paper_url: str
+    parameters_stated: float
+    parameters_text: str
+    parameters_source: str
+    parameters_rounding: float = 0.0  # the stated figure's half unit of its last digit, relative
+    sources: dict[str, str] = field(default_factory=dict)  # config figure -> URL or status
+    defaults: dict[str, Any] = field(default_factory=dict)  # training inputs the paper states
+    defaults_sources: dict[str, str] = field(default_factory=dict)
+    paper_figures: dict[str, Any] = field(default_factory=dict)  # e.g. time to train
+
+
+def _unconfirmed(where: str) -> str:
+    return f"unconfirmed: {where}"
+
+
+BERT = TransformerConfig(24, 1024, 16, 512, 30522, encoder_extras=True)
+GPT2_XL = TransformerConfig(48, 1600, 25, 1024, 50257)
+GPT3 = TransformerConfig(96, 12288, 96, 2048, 50257)
+MEGATRON_1T = TransformerConfig(128, 25600, 160, 2048, 51200)
+LLAMA = {"gated": True, "bias": False, "tied": False, "learned_positions": False}
+LLAMA2_7B = TransformerConfig(32, 4096, 32, 4096, 32000, ffn_hidden=11008, **LLAMA)
+LLAMA2_70B = TransformerConfig(80, 8192, 64, 4096, 32000, ffn_hidden=28672, kv_heads=8, **LLAMA)
+MOE_52B = TransformerConfig(24, 2048, 16, 2048, 50257, experts=128, top_k=1, expert_interval=2)
+
+MIXED_ADAM = {"precision": "bf16-mixed", "optimizer": "adam"}
+EXAMPLE = "example value (not from the paper)"
+
+PRESETS: dict[str, Preset] = {
+    p.slug: p
+    for p in (
+        Preset(
+            "bert-large",
+            "BERT-Large (Devlin et al. 2019)",
+            BERT,
+            "",
+            "https://arxiv.org/abs/1810.04805",
+            340e6,
+            "Total Parameters=340M",
+            BERT_PAGE,
+            sources={
+                "layers": BERT_PAGE,
+                "hidden": BERT_PAGE,
+                "heads": BERT_PAGE,
+                "seq_len": _unconfirmed("512 positions, BERT's released configuration"),
+                "vocab": _unconfirmed("30,522 WordPiece tokens, BERT's released vocabulary"),
+            },
+            defaults={"batch": 256, "micro_batch_size": 8, **MIXED_ADAM},
+            defaults_sources={"batch": _unconfirmed("BERT's pre-training batch of 256 sequences")},
+        ),
+        Preset(
+            "gpt2-xl",
+            "GPT-2 XL, 1.5B (Radford et al. 2019)",
+            GPT2_XL,
+            "",
+            "https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf",
+            1558e6,
+            "1558M (the released model's name; the paper's Table 2 says 1542M, unconfirmed here)",
+            GPT2_PAGE,
+            sources={name: GPT2_PAGE for name in ("layers", "hidden", "heads", "seq_len", "vocab")},
+            defaults={"batch": 512, "micro_batch_size": 4, **MIXED_ADAM},
+            defaults_sources={"batch": "https://paperswithcode.com/method/gpt-2 (batch size 512)"},
+        ),
+        Preset(
+            "gpt3-175b",
+            "GPT-3 175B (Brown et al. 2020)",
+            GPT3,
+            "",
+            "https://arxiv.org/abs/2005.14165",
+            175e9,
+            "175B parameters",
+            GPT3_PAGE,
+            sources={
+                "layers": GPT3_PAGE,
+                "hidden": GPT3_PAGE,
+                "heads": GPT3_PAGE,
+                "seq_len": GPT3_PAGE,
+                "vocab": _unconfirmed("GPT-2's 50,257 tokens, which GPT-3 reuses"),
+            },
+            defaults={"batch": 1536, "micro_batch_size": 1, "tokens": 300e9, **MIXED_ADAM},
+            defaults_sources={
+                "tokens": GPT3_PAGE + " (300B tokens)",
+                "batch": _unconfirmed("1536, the batch of Megatron-LM 2021's GPT-3 estimate §5.1"),
+            },
+            paper_figures={
+                "time_to_train_days": 34,
+                "time_to_train_text": _unconfirmed(
+                    "Narayanan et al. 2021 §5.1 estimate: 34 days on 1024 A100 GPUs at "
+                    "140 teraFLOP/s per GPU, batch 1536, 300B tokens (from the issue's brief "
+                    "and our reading; no stored page shows it)"
+                ),
+                "P": 1024,
+            },
+        ),
+        Preset(
+            "megatron-1t",
+            "Megatron-LM 2021's largest GPT, 1T (Narayanan et al. 2021, Table 1)",
+            MEGATRON_1T,
+            "narayanan2021efficient",
+            MEGATRON_2021,
+            1e12,
+            "1 trillion parameters (the paper's Table 1 gives 1008B, unconfirmed here)",
+            "https://redlib.fmhy.net/r/mlscaling/search?q=flair_name%3A%22Hardware%2C+Code%2C+R%2C+NV%2C+T%22&restrict_sr=on",
+            sources={
+                "layers": _unconfirmed("128, arXiv 2104.04473 Table 1 as the issue gives it"),
+                "hidden": _unconfirmed("25,600, arXiv 2104.04473 Table 1 as the issue gives it"),
+                "heads": _unconfirmed("160, arXiv 2104.04473 Table 1 as the issue gives it"),
+                "seq_len": MEGATRON_README,
+                "vocab": MEGATRON_README,
+            },
+            defaults={
+                "batch": 3072,
+                "micro_batch_size": 1,
+                "P": 3072,
+                "tokens": 450e9,
+                **MIXED_ADAM,
+            },
+            defaults_sources={
+                "P": MEGATRON_README,
+                "batch": _unconfirmed("3072, Table 1 as the issue gives it"),
+                "tokens": _unconfirmed("450B tokens, the paper's §5.1 estimate"),
+            },
+            paper_figures={
+                "time_to_train_days": 84,
+                "time_to_train_text": _unconfirmed(
+                    "Narayanan et al. 2021 §5.1 estimate: about 84 days on 3072 A100 GPUs at "
+                    "163 teraFLOP/s per GPU for 450B tokens (no stored page shows it)"
+                ),
+                "P": 3072,
+                "achieved_flops_per_gpu": 163e12,
+                "achieved_flops_text": _unconfirmed("163 teraFLOP/s per GPU, 52% of peak"),
+            },
+        ),
+        Preset(
+            "llama2-7b",
+            "Llama 2 7B (Touvron et al. 2023)",
+            LLAMA2_7B,
+            "",
+            "https://arxiv.org/abs/2307.09288",
+            7e9,
+            "7B (the paper's Table 1 names the size to one digit)",
+            LLAMA2_TABLE,
+            parameters_rounding=0.5 / 7,
+            sources={
+                "layers": LLAMA2_7B_SHAPES,
+                "hidden": LLAMA2_7B_SHAPES,
+                "heads": LLAMA2_7B_SHAPES,
+                "ffn_hidden": LLAMA2_7B_SHAPES,
+                "vocab": LLAMA2_7B_SHAPES,
+                "seq_len": LLAMA2_TABLE,
+            },
+            defaults={"batch": 1024, "micro_batch_size": 1, "tokens": 2e12, **MIXED_ADAM},
+            defaults_sources={
+                "batch": LLAMA2_TABLE + " (4M tokens per batch = 1024 sequences of 4096)",
+                "tokens": LLAMA2_TABLE + " (2.0T tokens)",
+            },
+        ),
+        Preset(
+            "llama2-70b",
+            "Llama 2 70B, grouped-query attention (Touvron et al. 2023)",
+            LLAMA2_70B,
+            "",
+            "https://arxiv.org/abs/2307.09288",
+            70e9,
+            "70B",
+            LLAMA2_TABLE,
+            sources={
+                "layers": _unconfirmed("80, the released model's configuration"),
+                "hidden": _unconfirmed("8192, the released model's configuration"),
+                "heads": _unconfirmed("64, the released model's configuration"),
+                "kv_heads": _unconfirmed("8 key/value heads (GQA per the paper's Table 1)"),
+                "ffn_hidden": _unconfirmed("28,672, the released model's configuration"),
+                "vocab": LLAMA2_TABLE + " (32k tokens)",
+                "seq_len": LLAMA2_TABLE,
+            },
+            defaults={"batch": 1024, "micro_batch_size": 1, "tokens": 2e12, **MIXED_ADAM},
+            defaults_sources={
+                "batch": LLAMA2_TABLE + " (4M tokens per batch = 1024 sequences of 4096)",
+                "tokens": LLAMA2_TABLE + " (2.0T tokens)",
+            },
+        ),
+        Preset(
+            "deepspeed-moe-52b",
+            "DeepSpeed-MoE 1.3B+MoE-128, 52B (Rajbhandari et al. 2022)",
+            MOE_52B,
+            "rajbhandari2022deepspeedmoe",
+            DEEPSPEED_MOE,
+            52e9,
+            "1.3B+MoE-128 (52B)",
+            DEEPSPEED_MOE,
+            sources={
+                "layers": DEEPSPEED_MOE,
+                "hidden": DEEPSPEED_MOE,
+                "heads": DEEPSPEED_MOE,
+                "experts": DEEPSPEED_MOE + " (128 experts on every other feed-forward layer)",
+                "top_k": DEEPSPEED_MOE + " (top-1)",
+                "vocab": _unconfirmed("GPT-2's 50,257 tokens (a GPT-3-like model)"),
+                "seq_len": _unconfirmed("2048 (a GPT-3-like model)"),
+            },
+            defaults={"batch": 256, "micro_batch_size": 1, "P": 128, "tokens": 300e9, **MIXED_ADAM},
+            defaults_sources={
+                "P": DEEPSPEED_MOE + " (128 A100 GPUs)",
+                "tokens": DEEPSPEED_MOE + " (300B tokens)",
+                "batch": _unconfirmed("256 sequences, an example value"),
+            },
+        ),
+    )
+}
+
+CUSTOM = "transformer"
+# The networks a query may name: the presets and a configuration of your own.
+NETWORKS: tuple[str, ...] = (*PRESETS, CUSTOM)
+CONFIG_INPUTS = (
+    "layers",
+    "hidden",
+    "heads",
+    "seq_len",
+    "vocab",
+    "ffn_hidden",
+    "kv_heads",
+    "experts",
+    "top_k",
+    "expert_interval",
+)
+CUSTOM_DEFAULT = GPT2_XL  # `network=transformer` without sizes: GPT-2 XL's shape
+
+
+def is_transformer(network: str) -> bool:
+    return network in NETWORKS
+
+
+def config_for(network: str, given: dict[str, Any]) -> TransformerConfig:
+    """The preset's configuration, or the reader's (`network=transformer`), with any size given
+    explicitly applied over it."""
+    base = PRESETS[network].config if network in PRESETS else CUSTOM_DEFAULT
+    changes = {name: int(given[name]) for name in CONFIG_INPUTS if given.get(name) is not None}
+    return replace(base, **changes)
+
+
+def check(config: TransformerConfig) -> str | None:
+    """Why the configuration cannot be built, or None."""
+    if config.hidden % config.heads:
+        return f"hidden ({config.hidden}) must be a multiple of heads ({config.heads})"
+    if config.heads % config.kv:
+        return f"heads ({config.heads}) must be a multiple of kv_heads ({config.kv})"
+    if config.top_k > config.experts:
+        return f"top_k ({config.top_k}) must be at most experts ({config.experts})"
+    return None
+
+
+# Parameters ------------------------------------------------------------------------------------
+
+
+def parameter_parts(config: TransformerConfig) -> dict[str, float]:
+    """Parameters by part: the weights and biases of every matrix, the norms, the embeddings."""
+    h, kv_width = config.hidden, config.kv * config.head_dim
+    attention = 2 * h * h + 2 * h * kv_width + (2 * h + 2 * kv_width if config.bias else 0)
+    matrices = 3 if config.gated else 2
+    mlp = matrices * h * config.ffn + ((config.ffn + h) if config.bias else 0)
+    norms = (4 if config.bias else 2) * h
+    dense_layers = config.layers - config.moe_layers
+    expert_layer = config.experts * mlp + h * config.experts  # the experts and the router
+    embedding = config.vocab * h * (1 if config.tied else 2)
+    positions = config.seq_len * h if config.learned_positions else 0
+    final_norm = (2 if config.bias else 1) * h
+    extras = (2 * h + 2 * h + h * h + h) if config.encoder_extras else 0
+    return {
+        "attention": config.layers * attention,
+        "mlp": dense_layers * mlp,
+        "experts": config.moe_layers * expert_layer,
+        "norms": config.layers * norms + final_norm,
+        "embedding": embedding + positions + extras,
+    }
+
+
+def parameters(config: TransformerConfig) -> float:
+    return float(sum(parameter_parts(config).values()))
+
+
+def layer_parameters(config: TransformerConfig) -> dict[str, float]:
+    """One layer's parameters: `active` (what one token goes through: top_k experts of a MoE
+    layer, averaged over the layers) and `largest` (the largest layer, all its experts)."""
+    parts = parameter_parts(config)
+    block = parts["attention"] + parts["mlp"] + parts["experts"] + parts["norms"]
+    mlp_one = parts["mlp"] / max(config.layers - config.moe_layers, 1)
+    if config.moe_layers:
+        expert_one = parts["experts"] / config.moe_layers / config.experts
+        active_mlp = parts["mlp"] + config.moe_layers * config.top_k * expert_one
+    else:
+        expert_one, active_mlp = 0.0, parts["mlp"]
+    attention_one = parts["attention"] / config.layers
+    active = (parts["attention"] + active_mlp) / config.layers
+    largest = attention_one + (config.experts * expert_one if config.moe_layers else mlp_one)
+    return {"block": block, "active": active, "largest": largest}
+
+
+# Compute ---------------------------------------------------------------------------------------
+
+RECOMPUTE = ("none", "selective", "full")
+# Forward passes a training step runs: (the layers' matrix products, the attention core).
+PASSES = {"none": (3, 3), "selective": (3, 4), "full": (4, 4)}
+
+
+def flops_values(config: TransformerConfig, batch: float, recompute: str) -> dict[str, float]:
+    """The variables of the catalogue's generalised FLOPs formula (`transformer.flops`)."""
+    linear, core = PASSES[recompute]
+    return {
+        "B": float(batch),
+        "s": float(config.seq_len),
+        "l": float(config.layers),
+        "h": float(config.hidden),
+        "V": float(config.vocab),
+        "p": layer_parameters(config)["active"],
+        "m": float(linear),
+        "n": float(core),
+    }
+
+
+def training_flops(config: TransformerConfig, batch: float, recompute: str) -> float:
+    """2·B·s·l·p·m + 4·B·s²·h·l·n + 6·B·s·h·V: each forward pass of a layer is 2 FLOPs per
+    parameter per token plus 4·B·s²·h for the attention scores and their product with the
+    values; the logits layer runs forward and backward once (3 passes). For a GPT layer
+    (p = 12h²) without recomputation this is Megatron-LM 2021's 72·B·s·l·h²·(1 + s/(6h) +
+    V/(12lh)), with full recomputation its 96·B·s·l·h²·(1 + s/(6h) + V/(16lh))."""
+    v = flops_values(config, batch, recompute)
+    return (
+        2 * v["B"] * v["s"] * v["l"] * v["p"] * v["m"]
+        + 4 * v["B"] * v["s"] ** 2 * v["h"] * v["l"] * v["n"]
+        + 6 * v["B"] * v["s"] * v["h"] * v["V"]
+    )
+
+
+def megatron_flops(config: TransformerConfig, batch: float, recompute: str) -> float:
+    """Megatron-LM 2021's formula as printed (a GPT layer, no GQA, SwiGLU or experts)."""
+    b, s, n, h, v = batch, config.seq_len, config.layers, config.hidden, config.vocab
+    if recompute == "full":
+        return 96 * b * s * n * h**2 * (1 + s / (6 * h) + v / (16 * n * h))
+    return 72 * b * s * n * h**2 * (1 + s / (6 * h) + v / (12 * n * h))
+
+
+def six_nd(config: TransformerConfig, tokens: float) -> float:
+    """The 6·N·D rule: 6 FLOPs per (active) parameter per token."""
+    return 6 * active_parameters(config) * tokens
+
+
+def active_parameters(config: TransformerConfig) -> float:
+    """Parameters one token goes through: everything but the experts it is not routed to."""
+    parts = parameter_parts(config)
+    layer = layer_parameters(config)
+    return layer["active"] * config.layers + parts["embedding"] + parts["norms"]
+
+
+# Activation memory (Korthikanti et al. 2022, Table 2) ------------------------------------------
+
+
+def activation_bytes_per_layer(
+    config: TransformerConfig,
+    micro_batch: float,
+    tensor: int = 1,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+) -> float:
+    """Bytes one layer stores for the backward pass, for 16-bit activations: s·b·h·(34 +
+    5·a·s/h) without parallelism; the attention core's 5·a·s/h dropped by selective
+    recomputation; all of it divided by t with tensor and sequence parallelism, only the 24 of
+    34 inside the tensor-parallel regions without sequence parallelism; 2·s·b·h (the layer's
+    input) with full recomputation."""
+    s, b, h, a, t = config.seq_len, micro_batch, config.hidden, config.heads, tensor
+    if recompute == "full":
+        return 2 * s * b * h
+    attention = 0.0 if recompute == "selective" else 5 * a * s / h
+    if sequence_parallel or t == 1:
+        return s * b * h * (34 + attention) / t
+    return s * b * h * (10 + 24 / t + attention / t)
+
+
+@functools.cache
+def preset_list() -> list[dict[str, Any]]:
+    """The presets as the page lists them."""
+    return [
+        {
+            "slug": p.slug,
+            "name": p.name,
+            "parameters": parameters(p.config),
+            "stated": p.parameters_stated,
+        }
+        for p in PRESETS.values()
+    ]

@@ -1,0 +1,567 @@
+"""The planner's answer for a transformer: the network beside its paper (parameters, FLOPs as
+Megatron-LM 2021 counts them and the 6·N·D rule), the strategies (each the fastest layout of its
+family), and the whole layout search ranked, with why the others lose. Same top-level shape as
+plan.py's answer for the survey's networks, plus `layouts`. Numbers in, dicts out; no ORM."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .formulas import (
+    TRANSFORMER_ROLES,
+    TRUSTED_STATUSES,
+    Derivation,
+    Formulas,
+    check_complete,
+    number_text,
+)
+from .layouts import (
+    IN_FLIGHT,
+    MOST_LOADED_STAGE,
+    NO_OVERLAP,
+    PLACEMENT,
+    SIXTEEN_BIT,
+    Layouts,
+    best,
+    candidates,
+    evaluate_layouts,
+    factorisations,
+)
+from .machine import PRESETS as MACHINES
+from .machine import Inputs, PlannerInputError, preset_sources
+from .strategies.base import POINT_TO_POINT, PRECISION
+from .strategies.tensor import STRATEGIES, TransformerStrategy
+from .transformer import (
+    CUSTOM,
+    PRESETS,
+    TransformerConfig,
+    active_parameters,
+    check,
+    config_for,
+    layer_parameters,
+    parameter_parts,
+    parameters,
+)
+
+SHOWN_LAYOUTS = 8
+DAY = 86400.0
+TOLERANCE = 0.02
+RANKING_NOTE = (
+    "Each strategy is the fastest layout of its family that fits in memory; the layouts table "
+    "ranks every factorisation P = dp × tp × pp. Communication is not overlapped with compute "
+    "(pessimistic); compute runs at peak × efficiency."
+)
+
+
+def config_of(inputs: Inputs) -> TransformerConfig:
+    config = config_for(inputs.network, inputs.query())
+    problem = check(config)
+    if problem:
+        raise PlannerInputError(problem)
+    return config
+
+
+def plan(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
+    check_complete(formulas, TRANSFORMER_ROLES | {"allreduce.ring": ("", "")})
+    config = config_of(inputs)
+    triples = factorisations(inputs, config)
+    if not triples:
+        raise PlannerInputError(
+            f"tp: no layout of P = {inputs.P} with tp at most devices_per_node "
+            f"({inputs.devices_per_node}) matches the pinned tp, pp, dp"
+        )
+    search = evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas)
+    strategies = [
+        _strategy(strategy, inputs, config, formulas, triples, search) for strategy in STRATEGIES
+    ]
+    network = network_document(inputs, config, formulas)
+    single = network["flops_per_step"] / inputs.achieved_flops
+    for strategy in strategies:
+        if strategy["applicable"] and strategy["step_time"]:
+            strategy["speedup"] = single / strategy["step_time"]
+            strategy["efficiency"] = strategy["speedup"] / inputs.P
+    preset = MACHINES[inputs.machine]
+    return {
+        "inputs": inputs.query(),
+        "machine": {
+            "preset": preset.slug,
+            "name": preset.name,
+            "sources": preset_sources(preset),
+            "P": inputs.P,
+            "flops": inputs.flops,
+            "memory_bytes": inputs.memory,
+            "L": inputs.latency,
+            "G": inputs.G,
+            "gamma": inputs.gamma,
+            "bytes_per_value": inputs.sizes.as_dict(),
+            "efficiency": inputs.efficiency,
+            "achieved_flops": inputs.achieved_flops,
+            "devices_per_node": inputs.devices_per_node,
+            "intra_L": inputs.intra_latency_us * 1e-6,
+            "intra_G": inputs.intra_G,
+        },
+        "network": network,
+        "single_node_time": single,
+        "ranking_note": RANKING_NOTE,
+        "strategies": _ranked(strategies),
+        "layouts": layouts_document(search, inputs),
+        "sweep": None,
+    }
+
+
+def _ranked(strategies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def key(s: dict[str, Any]) -> tuple:
+        usable = s["applicable"] and s["fits"]
+        return (not usable, s["step_time"] if usable else np.inf, s["slug"])
+
+    ordered = sorted(strategies, key=key)
+    rank = 0
+    for s in ordered:
+        usable = s["applicable"] and s["fits"]
+        rank += usable
+        s["rank"] = rank if usable else None
+    return ordered
+
+
+def _strategy(
+    strategy: TransformerStrategy,
+    inputs: Inputs,
+    config: TransformerConfig,
+    formulas: Formulas,
+    triples: list,
+    search: Layouts,
+) -> dict[str, Any]:
+    empty = {
+        "slug": strategy.slug,
+        "name": strategy.name,
+        "applicable": False,
+        "step_time": None,
+        "compute_time": None,
+        "communication_time": None,
+        "exposed_communication_time": None,
+        "total_communication_time": None,
+        "idle_time": None,
+        "memory_per_node": None,
+        "fits": False,
+        "speedup": None,
+        "efficiency": None,
+        "time_to_train": None,
+        "tokens_per_second": None,
+        "achieved_flops_per_device": None,
+        "mfu": None,
+        "layout": None,
+        "cost_models": [],
+        "unconfirmed": [],
+        "unconfirmed_numbers": None,
+        "notes": [],
+        "techniques": list(strategy.techniques),
+        "demos": list(strategy.demos),
+        "derivations": [],
+    }
+    if strategy.moe_only and not config.moe_layers:
+        return empty | {"reason": "a dense network: no experts to place"}
+    if strategy.slug == "3d":
+        layouts = search
+    else:
+        layouts = evaluate_layouts(
+            candidates(inputs, config, triples, **strategy.options), inputs, config, formulas
+        )
+    mask = strategy.choose(layouts, inputs.devices_per_node)
+    if strategy.moe_only:
+        mask = mask & (layouts.out["expert_parallel"] > 1)
+    index = best(layouts, mask)
+    if index is None:
+        pinned = ", ".join(
+            f"{n} = {getattr(inputs, n)}" for n in ("tp", "pp", "dp") if getattr(inputs, n)
+        )
+        why = "no layout of this family" + (f" with {pinned}" if pinned else "") + " can run"
+        reasons = {r for r in layouts.out["reason"][mask] if r}
+        return empty | {"reason": why + (f" ({'; '.join(sorted(reasons))})" if reasons else "")}
+    return describe(strategy, layouts, index, inputs, config, formulas)
+
+
+def describe(
+    strategy: TransformerStrategy,
+    layouts: Layouts,
+    index: int,
+    inputs: Inputs,
+    config: TransformerConfig,
+    formulas: Formulas,
+) -> dict[str, Any]:
+    out = {name: values[index] for name, values in layouts.out.items()}
+    memory = {
+        part: float(out[part])
+        for part in ("weights", "gradients", "optimizer_state", "activations", "buffers", "total")
+    }
+    fits = bool(out["fits"])
+    derivations = _derivations(layouts, index, inputs, config, formulas)
+    sources = list({id(s): s for d in derivations for s in d.sources}.values())
+    unconfirmed = [s.label for s in sources if s.status not in TRUSTED_STATUSES]
+    step = float(out["step"])
+    tokens_per_second = float(out["tokens_per_second"])
+    layout = layouts.row(index) | {"micro_batches": int(out["micro_batches"])}
+    if config.moe_layers:
+        layout["expert_parallel"] = int(out["expert_parallel"])
+    reason = ""
+    if not fits:
+        reason = (
+            f"does not fit: {number_text(memory['total'] / 1e9)} GB per device, "
+            f"{number_text(inputs.memory_gb)} GB available"
+        )
+    resting = sum(any(s.status not in TRUSTED_STATUSES for s in d.sources) for d in derivations)
+    return {
+        "slug": strategy.slug,
+        "name": strategy.name,
+        "applicable": True,
+        "step_time": step,
+        "compute_time": float(out["compute"]),
+        "communication_time": float(out["communication"]),
+        # No overlap is modelled for transformers yet: all of it is exposed.
+        "exposed_communication_time": float(out["communication"]),
+        "total_communication_time": float(out["communication"]),
+        "idle_time": float(out["bubble"]),
+        "memory_per_node": memory,
+        "fits": fits,
+        "reason": reason,
+        "speedup": None,
+        "efficiency": None,
+        "time_to_train": _time_to_train(inputs, tokens_per_second),
+        "tokens_per_second": tokens_per_second,
+        "achieved_flops_per_device": float(out["achieved_flops"]),
+        "mfu": float(out["mfu"]),
+        "layout": layout,
+        "communication": {
+            part: float(out[part]) for part in ("tensor", "pipeline", "data", "expert")
+        },
+        "cost_models": [s.reference() for s in sources],
+        "unconfirmed": unconfirmed,
+        "unconfirmed_numbers": {"unconfirmed": resting, "numbers": len(derivations)},
+        "notes": [
+            f"Layout dp = {layout['dp']}, tp = {layout['tp']}, pp = {layout['pp']} "
+            f"({layout['schedule']}, {layout['micro_batches']} micro-batches of "
+            f"{inputs.micro_batch_size}); ZeRO stage {layout['zero']}; recomputation "
+            f"{inputs.recompute}."
+        ],
+        "techniques": list(strategy.techniques),
+        "demos": list(strategy.demos),
+        "derivations": [d.as_dict() for d in derivations],
+    }
+
+
+def _time_to_train(inputs: Inputs, tokens_per_second: float) -> float | None:
+    return inputs.tokens / tokens_per_second if inputs.tokens else None
+
+
+def _derivations(layouts, index, inputs, config, formulas) -> list[Derivation]:
+    out = {name: values[index] for name, values in layouts.out.items()}
+    row = layouts.row(index)
+    tp, pp, dp, v = row["tp"], row["pp"], row["dp"], row["chunks"]
+    b, m = inputs.micro_batch_size, float(out["micro_batches"])
+    flops = formulas["transformer.flops"]
+    derivations = [
+        Derivation(
+            "compute time",
+            float(out["compute"]),
+            "s",
+            "training FLOPs / (P · peak · efficiency)",
+            f"{number_text(out['hardware_flops'])} / ({inputs.P} · {number_text(inputs.flops)} · "
+            f"{number_text(inputs.efficiency)})",
+            [flops],
+            note=f"Recomputation {inputs.recompute}.",
+        ),
+        Derivation(
+            "bubble (idle) time",
+            float(out["bubble"]),
+            "s",
+            "compute · (p − 1)/(v·m)",
+            f"p = {pp}, v = {v}, m = {number_text(m)}",
+            [formulas["pipeline.bubble_1f1b"]],
+        ),
+        Derivation(
+            "tensor-parallel communication",
+            float(out["tensor"]),
+            "s",
+            "layers per stage · m · allreduces per layer · ring allreduce(t, b·s·h)",
+            f"t = {tp}, {number_text(config.layers / pp)} layers, m = {number_text(m)}, "
+            f"b·s·h = {number_text(b * config.seq_len * config.hidden)} values",
+            [formulas["tensor.values"], formulas["allreduce.ring"], PLACEMENT, NO_OVERLAP]
+            + ([formulas["sequence.values"]] if row["sequence_parallel"] else []),
+        ),
+        Derivation(
+            "pipeline communication",
+            float(out["pipeline"]),
+            "s",
+            "2 · m · v · (L + b·s·h·b_a/(t if sequence parallel) · G)",
+            f"p = {pp}, m = {number_text(m)}, v = {v}",
+            [POINT_TO_POINT, PLACEMENT, NO_OVERLAP],
+        ),
+        Derivation(
+            "data-parallel gradient allreduce",
+            float(out["data"]),
+            "s",
+            "ring allreduce(dp, parameters per device) (× 1.5 for ZeRO-3)",
+            f"dp = {dp}, {number_text(out['parameters_per_device'])} parameters per device",
+            [formulas["allreduce.ring"], PLACEMENT, NO_OVERLAP],
+        ),
+        Derivation(
+            "memory per device",
+            float(out["total"]),
+            "bytes",
+            "model states of the most loaded stage (ZeRO-sharded) + activations · in flight "
+            "+ buffers",
+            f"weights {number_text(out['weights'] / 1e9)} GB, gradients "
+            f"{number_text(out['gradients'] / 1e9)} GB, optimizer state "
+            f"{number_text(out['optimizer_state'] / 1e9)} GB, activations "
+            f"{number_text(out['activations'] / 1e9)} GB, buffers "
+            f"{number_text(out['buffers'] / 1e9)} GB",
+            [
+                MOST_LOADED_STAGE,
+                PRECISION,
+                IN_FLIGHT,
+                SIXTEEN_BIT,
+                _activation_role(inputs, row, formulas),
+            ],
+            note="Fits." if out["fits"] else "Does not fit.",
+        ),
+    ]
+    if config.moe_layers:
+        derivations.append(
+            Derivation(
+                "expert all-to-all communication",
+                float(out["expert"]),
+                "s",
+                "MoE layers per stage · m · 4 all-to-alls of k·b·s·h/t values",
+                f"expert-parallel devices {int(out['expert_parallel'])}",
+                [formulas["expert.values"], formulas["expert.all_to_all"], NO_OVERLAP],
+            )
+        )
+    return derivations
+
+
+def _activation_role(inputs: Inputs, row: dict, formulas: Formulas):
+    if inputs.recompute == "full":
+        return formulas["activations.full"]
+    suffix = ".selective" if inputs.recompute == "selective" else ""
+    if row["tp"] == 1 or row["sequence_parallel"]:
+        return formulas[f"activations.sequence{suffix}"]
+    return formulas[f"activations.tensor{suffix}"]
+
+
+# The layouts table ------------------------------------------------------------------------------
+
+
+def layouts_document(search: Layouts, inputs: Inputs) -> dict[str, Any]:
+    """Every layout of the search, the fitting ones ranked, each with why it loses to the best."""
+    out = search.out
+    order = sorted(
+        range(len(search)),
+        key=lambda i: (not out["fits"][i], not out["valid"][i], float(out["step"][i])),
+    )
+    winner = order[0] if order and out["fits"][order[0]] else None
+    rows = []
+    for rank, index in enumerate(order, start=1):
+        rows.append(
+            search.row(index)
+            | {
+                "rank": rank if out["fits"][index] else None,
+                "micro_batches": int(out["micro_batches"][index]),
+                "step_time": float(out["step"][index]) if out["valid"][index] else None,
+                "compute_time": float(out["compute"][index]),
+                "communication_time": float(out["communication"][index]),
+                "idle_time": float(out["bubble"][index]),
+                "memory_per_node": float(out["total"][index]),
+                "fits": bool(out["fits"][index]),
+                "tokens_per_second": float(out["tokens_per_second"][index])
+                if out["valid"][index]
+                else None,
+                "mfu": float(out["mfu"][index]) if out["valid"][index] else None,
+                "time_to_train": _time_to_train(inputs, float(out["tokens_per_second"][index]))
+                if out["valid"][index]
+                else None,
+                "loses_by": _loses_by(out, index, winner, inputs),
+            }
+        )
+    losses: dict[str, int] = {}
+    for row in rows[1:]:
+        kind = row["loses_by"]["kind"]
+        losses[kind] = losses.get(kind, 0) + 1
+    return {
+        "evaluated": len(rows),
+        "fitting": int(out["fits"].sum()),
+        "shown": SHOWN_LAYOUTS,
+        "losses": losses,
+        "note": "Tensor parallelism stays inside a node; pipeline stages divide the layers; "
+        "sequence parallelism is on wherever tp > 1; the schedule is 1F1B (interleaved with "
+        "`chunks` > 1 where the stage's layers divide).",
+        "rows": rows,
+    }
+
+
+def _loses_by(out, index: int, winner: int | None, inputs: Inputs) -> dict[str, Any]:
+    if not out["valid"][index]:
+        return {"kind": "cannot run", "text": str(out["reason"][index])}
+    if not out["fits"][index]:
+        return {
+            "kind": "does not fit",
+            "text": f"{number_text(out['total'][index] / 1e9)} GB per device, "
+            f"{number_text(inputs.memory_gb)} GB available",
+        }
+    if winner is None or index == winner:
+        return {"kind": "best", "text": "the fastest layout that fits"}
+    communication = float(out["communication"][index] - out["communication"][winner])
+    bubble = float(out["bubble"][index] - out["bubble"][winner])
+    kind = "communication" if communication >= bubble else "bubble"
+    extra = communication if kind == "communication" else bubble
+    return {"kind": kind, "text": f"{kind}: +{number_text(extra)} s per step"}
+
+
+# The network beside its paper ------------------------------------------------------------------
+
+
+def network_document(inputs: Inputs, config: TransformerConfig, formulas: Formulas) -> dict:
+    preset = PRESETS.get(inputs.network)
+    batch, tokens = inputs.batch, inputs.batch * config.seq_len
+    total = parameters(config)
+    active = active_parameters(config)
+    linear, core = {"none": (3, 3), "selective": (3, 4), "full": (4, 4)}[inputs.recompute]
+    values = {
+        "B": float(batch),
+        "s": float(config.seq_len),
+        "l": float(config.layers),
+        "h": float(config.hidden),
+        "V": float(config.vocab),
+        "p": layer_parameters(config)["active"],
+    }
+    flops_record = formulas["transformer.flops"]
+    from .formulas import evaluate  # a local import keeps the module's names short
+
+    hardware = float(evaluate(flops_record, values | {"m": linear, "n": core}))
+    model = float(evaluate(flops_record, values | {"m": 3.0, "n": 3.0}))
+    six = float(evaluate(formulas["transformer.six_nd"], {"N": active, "D": float(tokens)}))
+    standard = not (config.gated or config.kv != config.heads or config.moe_layers)
+    megatron_role = (
+        "transformer.flops.megatron_full"
+        if inputs.recompute == "full"
+        else "transformer.flops.megatron"
+    )
+    megatron = (
+        float(evaluate(formulas[megatron_role], {k: values[k] for k in "BslhV"}))
+        if standard
+        else None
+    )
+    derivations = [
+        Derivation(
+            "parameters",
+            total,
+            "values",
+            "Σ attention, MLP (experts), norms and embeddings of the configuration",
+            ", ".join(f"{k} {number_text(v)}" for k, v in parameter_parts(config).items()),
+            note="Counted from the configuration (not a cost model).",
+        ),
+        Derivation(
+            "training FLOPs per step",
+            hardware,
+            "FLOPs",
+            flops_record.formula,
+            "",
+            [flops_record],
+            values=values | {"m": linear, "n": core},
+            note=f"Recomputation {inputs.recompute}; model FLOPs (no recomputation) "
+            f"{number_text(model)}.",
+        ),
+        Derivation(
+            "6·N·D rule",
+            six,
+            "FLOPs",
+            formulas["transformer.six_nd"].formula,
+            "",
+            [formulas["transformer.six_nd"]],
+            values={"N": active, "D": float(tokens)},
+            note="N: the parameters a token goes through; D: the tokens of one step.",
+        ),
+    ]
+    if megatron is not None:
+        derivations.append(
+            Derivation(
+                "FLOPs per iteration (Megatron-LM 2021)",
+                megatron,
+                "FLOPs",
+                formulas[megatron_role].formula,
+                "",
+                [formulas[megatron_role]],
+                values={k: values[k] for k in "BslhV"},
+            )
+        )
+    comparison = []
+    if preset is not None:
+        difference = (total - preset.parameters_stated) / preset.parameters_stated
+        comparison.append(
+            {
+                "quantity": "parameters",
+                "computed": total,
+                "paper": preset.parameters_stated,
+                "paper_text": preset.parameters_text,
+                "source": preset.parameters_source,
+                "relative_difference": difference,
+                "within_tolerance": abs(difference) <= max(TOLERANCE, preset.parameters_rounding),
+                "reason": "Counted from the configuration with every bias and norm; the paper "
+                "rounds.",
+            }
+        )
+    sources = [flops_record, formulas["transformer.six_nd"]]
+    if megatron is not None:
+        sources.append(formulas[megatron_role])
+    return {
+        "slug": inputs.network,
+        "name": preset.name if preset else "Transformer of your configuration",
+        "kind": "transformer",
+        "config": {
+            "layers": config.layers,
+            "hidden": config.hidden,
+            "heads": config.heads,
+            "kv_heads": config.kv,
+            "seq_len": config.seq_len,
+            "vocab": config.vocab,
+            "ffn_hidden": config.ffn,
+            "experts": config.experts,
+            "top_k": config.top_k,
+            "expert_interval": config.expert_interval,
+            "gated": config.gated,
+        },
+        "parameters": total,
+        "active_parameters": active,
+        "parameter_parts": parameter_parts(config),
+        "flops_per_step": hardware,
+        "model_flops_per_step": model,
+        "megatron_flops_per_step": megatron,
+        "six_nd_flops_per_step": six,
+        "tokens_per_step": tokens,
+        "batch": batch,
+        "seq_len": config.seq_len,
+        "paper": {
+            "work": preset.work if preset else "",
+            "url": preset.paper_url if preset else "",
+            "parameters": preset.parameters_stated if preset else None,
+            "parameters_text": preset.parameters_text if preset else "",
+            "sources": preset.sources if preset else {},
+            "defaults_sources": preset.defaults_sources if preset else {},
+            "figures": preset.paper_figures if preset else {},
+        },
+        "comparison": comparison,
+        "tolerance": TOLERANCE,
+        "derivations": [d.as_dict() for d in derivations],
+        "cost_models": [s.reference() for s in sources],
+    }
+
+
+NETWORK_DEFAULTS = {
+    slug: preset.defaults | {"recompute": "selective"} for slug, preset in PRESETS.items()
+}
+NETWORK_DEFAULTS[CUSTOM] = {
+    "precision": "bf16-mixed",
+    "optimizer": "adam",
+    "recompute": "selective",
+}
+DAYS = DAY

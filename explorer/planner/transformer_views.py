@@ -1,0 +1,76 @@
+"""The planner page's context for a transformer (issue 26): the layouts table, the network's
+configuration with the source of each figure, numbers as a reader reads them (days, GB, %)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .transformer_plan import DAY
+
+SHOWN_LAYOUTS = 8
+
+
+def number(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "—"
+    text = f"{value:.4g}" if abs(value) < 1e4 or abs(value) >= 1e15 else f"{value:,.0f}"
+    return f"{text} {unit}".strip()
+
+
+def _days(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds / DAY:.3g} days"
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def shown_extra(row: dict[str, Any]) -> dict[str, str]:
+    memory = row["memory_per_node"]
+    total = memory["total"] if isinstance(memory, dict) else memory
+    return {
+        "step_time": number(row["step_time"], "s"),
+        "compute_time": number(row["compute_time"], "s"),
+        "communication_time": number(row["communication_time"], "s"),
+        "idle_time": number(row["idle_time"], "s"),
+        "memory": "—" if total is None else number(total / 1e9, "GB"),
+        "mfu": _percent(row.get("mfu")),
+        "days": _days(row.get("time_to_train")),
+        "tokens_per_second": number(row.get("tokens_per_second")),
+    }
+
+
+def transformer_context(document: dict[str, Any]) -> dict[str, Any]:
+    for strategy in document["strategies"]:
+        strategy["shown"] |= shown_extra(strategy)
+    rows = document["layouts"]["rows"]
+    for row in rows:
+        row["shown"] = shown_extra(row)
+    network = document["network"]
+    for row in network["comparison"]:
+        row["shown_paper"] = number(row["paper"])
+        row["shown_computed"] = number(row["computed"])
+        row["shown_difference"] = f"{100 * row['relative_difference']:+.1f} %"
+    sources = network["paper"]["sources"]
+    config_rows = [
+        {"name": name, "value": number(value), "source": sources.get(name, "")}
+        for name, value in network["config"].items()
+        if not isinstance(value, bool)
+    ]
+    return {
+        "plan": document,
+        "network": network,
+        "inputs": document["inputs"],
+        "layout_rows": rows[:SHOWN_LAYOUTS],
+        "more_layouts": rows[SHOWN_LAYOUTS:],
+        "config_rows": config_rows,
+        "network_shown": {
+            "flops": number(network["flops_per_step"]),
+            "megatron": number(network["megatron_flops_per_step"]),
+            "six_nd": number(network["six_nd_flops_per_step"]),
+        },
+        "machine_sources": [
+            {"name": name, "source": source}
+            for name, source in document["machine"]["sources"].items()
+        ],
+    }

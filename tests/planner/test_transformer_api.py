@@ -1,0 +1,138 @@
+"""/api/planner/ and /planner/ for transformers (issue 26): presets, layouts, time to train."""
+
+import pytest
+
+from explorer.planner.transformer import PRESETS
+
+GPT3 = "/api/planner/?network=gpt3-175b&machine=a100-cluster&P=1024&efficiency=0.5"
+
+
+def test_it_answers_the_documented_json_shape_for_a_transformer(client, survey):
+    response = client.get(GPT3)
+    assert response.status_code == 200
+    document = response.json()
+    assert set(document) == {
+        "inputs",
+        "machine",
+        "network",
+        "single_node_time",
+        "ranking_note",
+        "strategies",
+        "layouts",
+        "sweep",
+        "page_url",
+        "api_url",
+    }
+    inputs = document["inputs"]
+    assert (inputs["batch"], inputs["seq_len"], inputs["tokens"]) == (1536, None, 300e9)
+    assert (inputs["precision"], inputs["optimizer"], inputs["recompute"]) == (
+        "bf16-mixed",
+        "adam",
+        "selective",
+    )
+    network = document["network"]
+    assert {k: network[k] for k in ("slug", "kind", "parameters", "batch", "seq_len")} == {
+        "slug": "gpt3-175b",
+        "kind": "transformer",
+        "parameters": 174_604_259_328,
+        "batch": 1536,
+        "seq_len": 2048,
+    }
+    assert network["flops_per_step"] == pytest.approx(3.4168e18, rel=1e-3)
+    assert network["megatron_flops_per_step"] == pytest.approx(3.3860e18, rel=1e-3)
+    assert network["comparison"][0] | {"relative_difference": None} == {
+        "quantity": "parameters",
+        "computed": 174_604_259_328,
+        "paper": 175e9,
+        "paper_text": "175B parameters",
+        "source": "https://labindex.ai/outputs/openai/gpt-3",
+        "relative_difference": None,
+        "within_tolerance": True,
+        "reason": "Counted from the configuration with every bias and norm; the paper rounds.",
+    }
+    best = document["strategies"][0]
+    assert best["slug"] == "3d" and best["rank"] == 1 and best["fits"]
+    assert set(best["memory_per_node"]) == {
+        "weights",
+        "gradients",
+        "optimizer_state",
+        "activations",
+        "buffers",
+        "total",
+    }
+    assert best["time_to_train"] == pytest.approx(300e9 / best["tokens_per_second"])
+    assert best["step_time"] == pytest.approx(
+        best["compute_time"] + best["communication_time"] + best["idle_time"]
+    )
+    assert 0 < best["mfu"] < 0.5
+    layouts = document["layouts"]
+    assert layouts["rows"][0]["loses_by"] == {
+        "kind": "best",
+        "text": "the fastest layout that fits",
+    }
+    assert {k: best["layout"][k] for k in ("tp", "pp", "dp")} == {
+        k: layouts["rows"][0][k] for k in ("tp", "pp", "dp")
+    }
+    assert layouts["evaluated"] == len(layouts["rows"])
+    statuses = {m["label"]: m["status"] for m in best["cost_models"]}
+    assert statuses["Transformer training FLOPs per step (generalised)"] == "derived"
+    assert all(m["id"] for m in best["cost_models"] if m["technique"])
+
+
+def test_a_pinned_layout_is_the_only_one(client, survey):
+    response = client.get(GPT3 + "&tp=8&pp=8&dp=16")
+    layouts = response.json()["layouts"]
+    assert [(r["tp"], r["pp"], r["dp"]) for r in layouts["rows"]] == [(8, 8, 16)]
+
+
+@pytest.mark.parametrize(
+    ("query", "errors"),
+    [
+        ("&tp=8&pp=8&dp=8", {"non_field_errors": ["tp·pp·dp must equal P (1024): got [8, 8, 8]"]}),
+        ("&recompute=some", None),
+        ("&layers=0", None),
+    ],
+)
+def test_it_refuses_bad_transformer_input(client, survey, query, errors):
+    response = client.get(GPT3 + query)
+    assert response.status_code == 400
+    if errors is not None:
+        assert response.json()["errors"] == errors
+
+
+def test_a_configuration_of_your_own_with_experts(client, survey):
+    url = (
+        "/api/planner/?network=transformer&layers=4&hidden=256&heads=8&seq_len=128&vocab=1000"
+        "&experts=8&top_k=2&P=16&batch=64&machine=a100-cluster"
+    )
+    document = client.get(url).json()
+    expert = next(s for s in document["strategies"] if s["slug"] == "expert")
+    assert expert["applicable"] and expert["layout"]["expert_parallel"] > 1
+    assert expert["communication"]["expert"] > 0
+
+
+@pytest.mark.parametrize("slug", list(PRESETS))
+def test_every_preset_plans(client, survey, slug):
+    response = client.get(f"/api/planner/?network={slug}&machine=a100-cluster")
+    assert response.status_code == 200
+    assert response.json()["network"]["comparison"][0]["within_tolerance"]
+
+
+def test_the_page_shows_the_layouts_and_days(client, survey):
+    response = client.get("/planner/?network=megatron-1t&machine=a100-cluster&efficiency=0.5")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert 'id="layout-table"' in page
+    assert "days" in page
+    assert "Megatron-LM 2021&#x27;s largest GPT" in page or "Megatron-LM 2021's largest" in page
+
+
+def test_the_api_is_fast_enough_for_p_4096(client, survey):
+    response = client.get("/api/planner/?network=gpt3-175b&machine=a100-cluster&P=4096&batch=4096")
+    assert response.status_code == 200
+    assert response.json()["layouts"]["evaluated"] > 20
+
+
+def test_the_form_may_send_every_choice_over_a_presets_defaults(client, survey):
+    url = "/planner/?network=gpt3-175b&machine=a100-cluster&precision=fp32&optimizer=adam"
+    assert client.get(url).status_code == 200
