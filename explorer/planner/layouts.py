@@ -205,7 +205,7 @@ def evaluate_layouts(
     allreduced = float(evaluate(formulas["tensor.values"], {"b": b, "s": s, "h": h}))
     per_layer = allreduced * (6 if inputs.recompute == "full" else 4) / 4
     one = _ring(
-        formulas, tp, b * s * h, inputs.intra_latency_us * 1e-6, inputs.intra_G, sizes.activations
+        formulas, tp, b * s * h, inputs.intra_latency, inputs.intra_G, sizes.activations
     )
     tensor = per_stage * micro * (per_layer / (b * s * h)) * one
 

@@ -99,7 +99,7 @@ def plan(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
             "efficiency": inputs.efficiency,
             "achieved_flops": inputs.achieved_flops,
             "devices_per_node": inputs.devices_per_node,
-            "intra_L": inputs.intra_latency_us * 1e-6,
+            "intra_L": inputs.intra_latency,
             "intra_G": inputs.intra_G,
         },
         "network": network,

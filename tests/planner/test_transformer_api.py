@@ -2,6 +2,7 @@
 
 import pytest
 
+from explorer.planner.machine import PRESETS as MACHINES
 from explorer.planner.transformer import PRESETS
 
 GPT3 = "/api/planner/?network=gpt3-175b&machine=a100-cluster&P=1024&efficiency=0.5"
@@ -116,6 +117,17 @@ def test_every_preset_plans(client, survey, slug):
     response = client.get(f"/api/planner/?network={slug}&machine=a100-cluster")
     assert response.status_code == 200
     assert response.json()["network"]["comparison"][0]["within_tolerance"]
+
+
+@pytest.mark.parametrize("machine", list(MACHINES))
+def test_a_transformer_plans_on_every_machine_preset(client, survey, machine):
+    """Machines with one level of network leave the link inside a node empty (it is then the
+    link between nodes): a transformer plans there too."""
+    response = client.get(f"/api/planner/?network=gpt2-xl&machine={machine}&P=8&batch=64")
+    assert response.status_code == 200, response.content[:400]
+    document = response.json()
+    assert document["machine"]["intra_L"] >= 0
+    assert any(s["applicable"] for s in document["strategies"])
 
 
 def test_the_page_shows_the_layouts_and_days(client, survey):
