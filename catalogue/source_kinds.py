@@ -63,6 +63,9 @@ KINDS = {
         "intel.com",
         "projecteuclid.org",
         "mpi-forum.org",
+        "siam.org",
+        "springer.com",
+        "springerlink.com",
     ),
     "scholarly index or catalogue": (
         "scholar.archive.org",
@@ -90,6 +93,11 @@ KINDS = {
         "120.26.44.124",
         "archives-ouvertes.fr",
         "citeulike.org",
+        "paperexplained.cn",
+        "citeseerx.ist.psu.edu",
+        "aitopics.org",
+        "hgpu.org",
+        "scilit.net",
     ),
     "author, lab or institution page": (
         ".edu",
@@ -103,6 +111,8 @@ KINDS = {
         "approjects.co.za",
         "github.io",
     ),
+    # Accepted only when the repository is the authors' own project or a project's official docs.
+    "authors' or project's repository (GitHub file)": ("github.com",),
 }
 
 
