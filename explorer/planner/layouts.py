@@ -204,9 +204,7 @@ def evaluate_layouts(
     # recomputation), inside the node; sequence parallelism moves the same values.
     allreduced = float(evaluate(formulas["tensor.values"], {"b": b, "s": s, "h": h}))
     per_layer = allreduced * (6 if inputs.recompute == "full" else 4) / 4
-    one = _ring(
-        formulas, tp, b * s * h, inputs.intra_latency, inputs.intra_G, sizes.activations
-    )
+    one = _ring(formulas, tp, b * s * h, inputs.intra_latency, inputs.intra_G, sizes.activations)
     tensor = per_stage * micro * (per_layer / (b * s * h)) * one
 
     # Pipeline: an activation forward and a gradient back per micro-batch and chunk.

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from django.shortcuts import render
+from django.http import QueryDict
+from django.shortcuts import redirect, render
 
 from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
@@ -99,11 +100,43 @@ def planner_page(request):
         }
     else:
         context |= _page_context(document)
+        context["derivations_url"] = _with_query("planner:derivations", request.GET)
         shown = {name: _field_value(document["inputs"][name]) for name in BOUNDS}
     context["field_groups"] = [
         (title, [_field(name, shown[name]) for name in names]) for title, names in FIELD_GROUPS
     ]
     return render(request, "planner/planner.html", context, status=status)
+
+
+@cached_for_anonymous
+def planner_derivations(request):
+    """Every number of a plan with its derivation, for the strategies named by `strategy` (all
+    when none): a page of its own, so that the planner's page sends a strategy's derivation only
+    when the reader opens it (it was most of the page's size and rendering time)."""
+    plan_query = _without(request.GET, "strategy")
+    try:
+        document = answer(request.GET)
+    except PlannerError:  # the planner's page says what is wrong, above its form
+        return redirect(_with_query("planner:planner", request.GET))
+    if document.get("layouts"):  # transformers show their derivations on the page itself
+        return redirect(_with_query("planner:planner", plan_query))
+    context = _page_context(document)
+    context |= {
+        "plan_url": _with_query("planner:planner", plan_query),
+        "all_url": _with_query("planner:derivations", plan_query),
+        "one_strategy": bool(request.GET.getlist("strategy")),
+    }
+    return render(request, "planner/derivations.html", context)
+
+
+def _without(query: QueryDict, name: str) -> QueryDict:
+    rest = query.copy()
+    rest.pop(name, None)
+    return rest
+
+
+def _with_query(name: str, query: QueryDict) -> str:
+    return link(name, query=query.urlencode())
 
 
 def _field(name: str, value: str) -> dict[str, str]:

@@ -41,6 +41,41 @@
     if (first) first.focus();
   });
 
+  // A folded section whose content lives at its own address (data-src) fetches it when first
+  // opened: the page is sent without it. Without JavaScript, the link inside leads there.
+  function loadFolded(details) {
+    if (details.dataset.loaded || !details.open) return;
+    details.dataset.loaded = "loading";
+    var body = details.querySelector(".lazy-body");
+    body.setAttribute("aria-busy", "true");
+    fetch(details.dataset.src, { headers: { Accept: "text/html" } })
+      .then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        return response.text();
+      })
+      .then(function (html) {
+        var page = new DOMParser().parseFromString(html, "text/html");
+        var part = page.querySelector("#derivations-body .derivation");
+        if (!part) throw new Error("no derivation in the answer");
+        part.querySelector("h2").remove();  // the summary already names it
+        body.replaceChildren.apply(body, Array.prototype.slice.call(part.childNodes));
+        details.dataset.loaded = "yes";
+        focusableWhenScrolling();
+      })
+      .catch(function (error) {
+        details.dataset.loaded = "";
+        var note = document.createElement("p");
+        note.className = "flag";
+        note.textContent = "Could not load it (" + error.message + "); the link above opens it.";
+        body.appendChild(note);
+      })
+      .finally(function () { body.removeAttribute("aria-busy"); });
+  }
+  document.querySelectorAll("details[data-src]").forEach(function (details) {
+    details.addEventListener("toggle", function () { loadFolded(details); });
+    if (location.hash === "#" + details.id) { details.open = true; }
+  });
+
   // A table wider than its box scrolls; a region that scrolls must take the keyboard's focus.
   function focusableWhenScrolling() {
     document.querySelectorAll(".table-scroll, table.numbers, table.replay, pre").forEach(function (box) {
