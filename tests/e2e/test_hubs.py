@@ -24,6 +24,8 @@ PAGES = [
     "/techniques/",
     "/costs/",
     "/planner/",
+    "/planner/derivations/?network=alexnet&strategy=data-ring",
+    "/planner/?network=gpt3-175b&machine=a100-cluster",
     "/results/",
     "/categories/net-data/",
     "/works/goyal2017accurate/",
