@@ -14,7 +14,7 @@ from statistics import median
 from typing import Any
 
 from explorer.planner import plan as planning
-from explorer.planner.machine import BOUNDS, Inputs, PlannerInputError
+from explorer.planner.machine import BOUNDS, PRESETS, Inputs, PlannerInputError
 
 ASSUMED = "spec-sheet value, recalled (not read on a stored page)"
 # ImageNet-1k's training images (the standard split); LSVRC-2010 has about as many.
@@ -41,6 +41,10 @@ LINKS: dict[str, tuple[float, float]] = {
     "PCIe within one machine": (8.0, 5.0),
 }
 STRATEGY = {"data": "data-ring", "single": "data-ring"}
+# Transformer runs the planner holds as presets (the result's network as the paper names it ->
+# the planner's preset), on the planner's A100 machine preset (its sources on /planner/).
+TRANSFORMERS = {"gpt 1T": "megatron-1t", "gpt-3 175B": "gpt3-175b"}
+TRANSFORMER_MACHINE = "a100-cluster"
 
 
 def _match(table: dict, text: str) -> tuple[str, Any] | None:
@@ -98,6 +102,8 @@ def _inputs(result: dict, networks: set[str]) -> tuple[Inputs, tuple[str, str]] 
 def predict(result: dict, formulas: Any, networks: set[str]) -> dict[str, Any]:
     """The planner's time to train for `result` beside the measured one (ratio predicted /
     measured), or why the planner cannot express it."""
+    if result["config"]["network"] in TRANSFORMERS:
+        return _predict_throughput(result, formulas)
     found = _inputs(result, networks)
     if isinstance(found, dict):
         return found
@@ -126,6 +132,7 @@ def predict(result: dict, formulas: Any, networks: set[str]) -> dict[str, Any]:
         "measured_time_to_train_s": measured,
         "ratio": predicted / measured,
         "fits": strategy["fits"],
+        "quantity": "time to train",
         "inputs": {
             "P": inputs.P,
             "batch": inputs.batch,
@@ -139,6 +146,99 @@ def predict(result: dict, formulas: Any, networks: set[str]) -> dict[str, Any]:
             f"per-node throughput = the peak of a {device} and the link's "
             f"bandwidth and latency ({link}): {ASSUMED}; "
             f"{steps} steps = epochs x {images} images / batch"
+        ),
+    }
+
+
+def _measured_flops_per_device(result: dict) -> tuple[float, str] | None:
+    """FLOP/s per device as the paper reports it: its aggregate over its devices where it gives
+    one (read), else its per-device figure."""
+    figures = {f["name"]: f for f in result["figures"]}
+    devices = result["config"]["devices"]
+    if "aggregate_flops" in figures and devices:
+        figure = figures["aggregate_flops"]
+        return figure[
+            "value"
+        ] / devices, f"aggregate_flops / {devices} devices ({figure['status']})"
+    if "flops_per_device" in figures:
+        figure = figures["flops_per_device"]
+        return figure["value"], f"flops_per_device ({figure['status']})"
+    return None
+
+
+def _predict_throughput(result: dict, formulas: Any) -> dict[str, Any]:
+    """A transformer run measured by its FLOP/s per device: the planner's step for the paper's
+    layout (pinned), precision and full recomputation, at the device's peak (efficiency 1).
+    The ratio is predicted / measured step time (= measured / predicted FLOP/s per device,
+    both counted with recomputation), so that below 1 means the planner is optimistic, as for
+    times to train."""
+    config = result["config"]
+    measured = _measured_flops_per_device(result)
+    if measured is None or not config["devices"] or not config["global_batch"]:
+        return _cannot("no FLOP/s per device, devices or global batch recorded to compare with")
+    if "A100" not in config["device_kind"]:
+        return _cannot(
+            f"the planner's transformer machine is an A100 cluster; this run used "
+            f"{config['device_kind']}"
+        )
+    layout = config["layout"]
+    preset = PRESETS[TRANSFORMER_MACHINE]
+    try:
+        inputs = Inputs(
+            **{
+                **preset.values,
+                "network": TRANSFORMERS[config["network"]],
+                "machine": preset.slug,
+                "P": int(config["devices"]),
+                "batch": int(config["global_batch"]),
+                "tp": layout["tp"],
+                "pp": layout["pp"],
+                "dp": layout["dp"],
+                "precision": "bf16-mixed" if "bf16" in config["precision"] else "fp16-mixed",
+                "optimizer": "adam",
+                "recompute": "full",
+            }
+        )
+        document = planning.plan(inputs, formulas, with_sweep=False)
+    except PlannerInputError as error:
+        return _cannot(f"the planner refuses the inputs: {error}")
+    usable = [s for s in document["strategies"] if s["applicable"]]
+    if not usable:
+        return _cannot(
+            "the planner cannot run the paper's layout: " + document["strategies"][0]["reason"]
+        )
+    strategy = usable[0]
+    predicted_flops = strategy["achieved_flops_per_device"]
+    measured_flops, measured_from = measured
+    return {
+        "status": "predicted",
+        "reason": "",
+        "strategy": strategy["slug"],
+        "strategy_name": strategy["name"],
+        "step_time_s": strategy["step_time"],
+        "steps": None,
+        "predicted_time_to_train_s": None,
+        "measured_time_to_train_s": None,
+        "ratio": measured_flops / predicted_flops,
+        "fits": strategy["fits"],
+        "quantity": "FLOP/s per device",
+        "predicted_flops_per_device": predicted_flops,
+        "measured_flops_per_device": measured_flops,
+        "inputs": {
+            "P": inputs.P,
+            "batch": inputs.batch,
+            "flops": inputs.flops,
+            "memory_gb": inputs.memory_gb,
+            "latency_us": inputs.latency_us,
+            "bandwidth_gbs": inputs.bandwidth_gbs,
+            "gamma": inputs.gamma,
+            "layout": {"dp": inputs.dp, "tp": inputs.tp, "pp": inputs.pp},
+        },
+        "assumptions": (
+            f"the planner's {preset.slug} machine preset (its sources on /planner/), at the "
+            "device's peak; the paper's layout pinned, its precision, Adam, full activation "
+            "recomputation (counted in both figures), micro-batches of 1 sequence (the planner's "
+            f"default); measured: {measured_from}"
         ),
     }
 

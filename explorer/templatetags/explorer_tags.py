@@ -115,3 +115,20 @@ def coins(work) -> str:
     """The title of a work's COinS span (an OpenURL ContextObject Zotero reads from a list);
     the work's authorships are prefetched by the list."""
     return metadata.coins(metadata.WorkFields.of(work, work.author_names))
+
+
+SI_PREFIXES = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+@register.filter
+def si(value) -> str:
+    """A large number with three significant digits and an SI prefix: 2.02e14 -> '202 T'
+    (followed by the unit in the template: '202 TFLOP/s')."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return ""
+    for scale, prefix in SI_PREFIXES:
+        if abs(number) >= scale:
+            return f"{number / scale:.3g} {prefix}"
+    return f"{number:.3g} "

@@ -40,3 +40,12 @@ def test_it_indents_when_asked():
 def test_it_writes_a_number_beyond_64_bits_as_a_float():
     # PostgreSQL's jsonb returns 3.14e23 as a whole number (a figure of the measured results).
     assert dumps({"flop": [314 * 10**21, 7], "ok": True}) == b'{"flop":[3.14e+23,7],"ok":true}'
+
+
+def test_the_si_filter_writes_three_significant_digits_with_a_prefix():
+    from explorer.templatetags.explorer_tags import si  # noqa: PLC0415
+
+    assert si(2.0200699e14) == "202 T"
+    assert si(5.02e17) == "502 P"
+    assert si(999) == "999 "
+    assert si(None) == ""

@@ -122,6 +122,31 @@ def test_it_puts_the_planners_prediction_beside_goyal_et_al(client, survey):
     assert data["predicted"] == len(known)
 
 
+def test_it_puts_the_planners_throughput_beside_megatron_lm_2021(client, survey):
+    """A transformer run measured by its FLOP/s per device: the planner's step for the paper's
+    layout on its A100 preset; the ratio is of step times (measured / predicted FLOP/s)."""
+    document = client.get("/api/results/?family=hybrid").json()
+    rows = {r["id"]: r["prediction"] for r in document["results"]}
+    trillion = rows["narayanan2021-megatron-1t"]
+    assert trillion["status"] == "predicted" and trillion["quantity"] == "FLOP/s per device"
+    assert trillion["inputs"]["layout"] == {"dp": 6, "tp": 8, "pp": 64}
+    assert trillion["inputs"]["P"] == 3072 and trillion["inputs"]["batch"] == 3072
+    assert trillion["measured_flops_per_device"] == pytest.approx(5.02e17 / 3072)
+    assert trillion["ratio"] == pytest.approx(
+        trillion["measured_flops_per_device"] / trillion["predicted_flops_per_device"]
+    )
+    # At the peak, the planner is optimistic: only the bubble and the exchanges slow it.
+    assert 0.5 < trillion["ratio"] < 1
+    assert trillion["predicted_flops_per_device"] < 312e12
+    assert "full activation recomputation" in trillion["assumptions"]
+    assert rows["narayanan2021-megatron-175b"]["status"] == "predicted"
+    assert rows["brown2020-gpt3-175b"]["status"] == "not expressible"
+    hybrid = next(row for row in document["summary"] if row["family"] == "hybrid")
+    assert hybrid["predicted"] == 2
+    page = client.get("/results/?family=hybrid").content.decode()
+    assert "TFLOP/s per device predicted (3d, the paper's layout)" in page
+
+
 @pytest.mark.parametrize(
     "query, parameter",
     [
