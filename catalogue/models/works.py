@@ -27,6 +27,20 @@ KEY_VALIDATOR = RegexValidator(
 )
 
 
+# A page of works' authors and categories (WorkQuerySet.author_names_of, assignments_of), in the
+# order the works list shows them; `{ids}`: one placeholder per work. Standard SQL (SQLite and
+# PostgreSQL); the tables are the models' (tests/works/test_api.py compares whole documents).
+AUTHOR_NAMES_SQL = """
+    SELECT s.work_id, a.name FROM catalogue_authorship s
+    JOIN catalogue_author a ON a.id = s.author_id
+    WHERE s.work_id IN ({ids}) ORDER BY s.work_id, s.position"""
+ASSIGNMENTS_SQL = """
+    SELECT s.work_id, c.code, c.name, c.section, c.extends, s.evidence, s.source_note,
+           s.alternatives
+    FROM catalogue_assignment s JOIN catalogue_category c ON c.id = s.category_id
+    WHERE s.work_id IN ({ids}) ORDER BY s.work_id, c."order", c.code"""
+
+
 class Era(models.TextChoices):
     """Whether a work belongs to the survey (the survey and its bibliography), came after it
     (with the source of its metadata), or was added by a curator (an import, the admin).
@@ -188,29 +202,17 @@ class WorkQuerySet(models.QuerySet):
         return self.filter(era=era)
 
     def author_names_of(self, ids: list[int]) -> dict[int, list[str]]:
-        """Work id -> author names in order, for a page of works, in one query."""
+        """Work id -> author names in order, for a page of works, in one query (none without
+        ids). Plain SQL: building the ORM query cost more than running it (a list's every page)."""
         names: dict[int, list[str]] = {}
-        rows = Authorship.objects.filter(work_id__in=ids).order_by("work_id", "position")
-        for work_id, name in rows.values_list("work_id", "author__name"):
+        for work_id, name in self._page_rows(AUTHOR_NAMES_SQL, ids):
             names.setdefault(work_id, []).append(name)
         return names
 
     def assignments_of(self, ids: list[int]) -> dict[int, list[dict[str, str]]]:
         """Work id -> its categories with their evidence, for a page of works, in one query."""
         assignments: dict[int, list[dict[str, str]]] = {}
-        rows = Assignment.objects.filter(work_id__in=ids).order_by(
-            "work_id", "category__order", "category__code"
-        )
-        fields = (
-            "category__code",
-            "category__name",
-            "category__section",
-            "category__extends",
-            "evidence",
-            "source_note",
-            "alternatives",
-        )
-        for work_id, *values in rows.values_list("work_id", *fields):
+        for work_id, *values in self._page_rows(ASSIGNMENTS_SQL, ids):
             code, name, section, extends, evidence, note, alternatives = values
             assignments.setdefault(work_id, []).append(
                 {
@@ -224,6 +226,13 @@ class WorkQuerySet(models.QuerySet):
                 }
             )
         return assignments
+
+    def _page_rows(self, sql: str, ids: list[int]) -> list[tuple]:
+        if not ids:
+            return []
+        with connections[self.db].cursor() as cursor:
+            cursor.execute(sql.format(ids=", ".join(["%s"] * len(ids))), ids)
+            return cursor.fetchall()
 
     def save_record(self, record, curated: Iterable[str] = ()) -> Work:
         """Create or update the work a `bibtex.WorkRecord` describes, authors in order;
