@@ -153,8 +153,7 @@ class CategoryViewSet(viewsets.GenericViewSet):
             era = era_parameter(request.query_params)
         except ValueError as error:
             raise ValidationError({"era": str(error)}) from error
-        roots = category_tree(era)
-        return Response(serializers.CategoryNodeSerializer(roots, many=True).data)
+        return Response(serializers.category_documents(category_tree(era)))
 
 
 @cached_for_anonymous
