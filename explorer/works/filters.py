@@ -27,6 +27,7 @@ from catalogue.models import (
     has_cost_model,
     has_demo,
 )
+from explorer.web.forms import FastSelect
 from explorer.web.memo import per_version
 
 MAX_QUERY_LENGTH = 200
@@ -111,6 +112,7 @@ class TreeOrderIterator(forms.models.ModelChoiceIterator):
 
 class CodeChoiceField(forms.ModelChoiceField):
     iterator = TreeOrderIterator
+    widget = FastSelect
 
     def to_python(self, value):
         try:
@@ -171,6 +173,7 @@ class SharedFields(dict):
 class WorkFilter(django_filters.FilterSet):
     era = django_filters.ChoiceFilter(
         choices=ERA_CHOICES,
+        widget=FastSelect,
         method="filter_era",
         label="Era",
         empty_label=None,
@@ -209,6 +212,7 @@ class WorkFilter(django_filters.FilterSet):
     )
     evidence = django_filters.ChoiceFilter(
         choices=Evidence.choices,
+        widget=FastSelect,
         method="filter_evidence",
         label="Evidence of a category",
         empty_label="any evidence",
@@ -218,20 +222,21 @@ class WorkFilter(django_filters.FilterSet):
         label="Kind of publication",
         max_length=30,
         help_text="BibTeX entry type: article, inproceedings, misc, book, ...",
-        widget=forms.Select(choices=[("", "any kind"), *ENTRY_TYPES.items()]),
+        widget=FastSelect(choices=[("", "any kind"), *ENTRY_TYPES.items()]),
     )
     has_cost_model = StrictBooleanFilter(
         method="filter_has_cost_model",
         label="Has a cost model",
-        widget=forms.Select(choices=[("", "either"), ("true", "yes"), ("false", "no")]),
+        widget=FastSelect(choices=[("", "either"), ("true", "yes"), ("false", "no")]),
     )
     has_demo = StrictBooleanFilter(
         method="filter_has_demo",
         label="Has a demo",
-        widget=forms.Select(choices=[("", "either"), ("true", "yes"), ("false", "no")]),
+        widget=FastSelect(choices=[("", "either"), ("true", "yes"), ("false", "no")]),
     )
     ordering = django_filters.ChoiceFilter(
         choices=list(ORDERING_LABELS.items()),
+        widget=FastSelect,
         method="filter_ordering",
         label="Order by",
         empty_label="relevance with a search, else survey reference number",
