@@ -191,6 +191,12 @@ class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewS
             return serializers.CitationSerializer
         return serializers.CitationWriteSerializer
 
+    def list(self, request, *args, **kwargs):
+        """Rows read as plain values (the two keys joined in), the documents of
+        CitationSerializer without a Citation and two Work instances per edge."""
+        page = self.paginate_queryset(self.get_queryset().values(*CITATION_ROW_FIELDS))
+        return self.get_paginated_response([citation_document(row) for row in page])
+
     def get_queryset(self):
         citations = Citation.objects.with_works().order_by("pk")
         if self.action != "list":
@@ -205,6 +211,28 @@ class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewS
             if key := form.cleaned_data[side]:
                 citations = citations.filter(**{side: get_object_or_404(Work, key=key)})
         return citations
+
+
+CITATION_ROW_FIELDS = (
+    "id",
+    "citing__key",
+    "cited__key",
+    "provenance",
+    "evidence_source",
+    "evidence_excerpt",
+)
+
+
+def citation_document(row: dict) -> dict:
+    """An edge as CitationSerializer writes it (its fields, in its order)."""
+    return {
+        "id": row["id"],
+        "citing": row["citing__key"],
+        "cited": row["cited__key"],
+        "provenance": row["provenance"],
+        "evidence_source": row["evidence_source"],
+        "evidence_excerpt": row["evidence_excerpt"],
+    }
 
 
 class PerVersionListMixin:
