@@ -146,6 +146,7 @@ class Row:
     uncached: Timing  # RESPONSE_CACHE=false: every request builds its answer
     theirs: Timing | None
     note: str = ""
+    before: Timing | None = None  # --before: the older code, uncached, in the same rounds
 
 
 @dataclass
@@ -178,12 +179,20 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(name: str, command: list[str], env: dict[str, str], port: int, ready_path: str):
-    """Start a server in its own process group; stop it (the group) whatever happens."""
+def running(
+    name: str,
+    command: list[str],
+    env: dict[str, str],
+    port: int,
+    ready_path: str,
+    cwd: Path = REPO,
+):
+    """Start a server in its own process group; stop it (the group) whatever happens. `cwd`:
+    the code it serves (another checkout, to compare before and after in one run)."""
     log_path = DATA / f"{name}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
         try:
             wait_until_ready(Server(port), ready_path, process, log_path)
@@ -242,13 +251,24 @@ def collect_static(db: Path) -> None:
     )
 
 
-def ours(db: Path, response_cache: bool = True):
+def ours(db: Path, response_cache: bool = True, code: Path = REPO):
     port = free_port()
     command = [str(BIN / "gunicorn"), "explorer.wsgi:application", "--workers", "2"]
     command += ["--bind", f"127.0.0.1:{port}", "--log-level", "warning", "--timeout", "120"]
     name = f"gunicorn-{db.stem}" + ("" if response_cache else "-uncached")
+    name += "" if code == REPO else "-before"
     env = app_env(db, response_cache)
-    return running(name, command, env, port, "/api/works/?page_size=1")
+    return running(name, command, env, port, "/api/works/?page_size=1", cwd=code)
+
+
+@contextmanager
+def optional(context):
+    """`context` entered, or None when there is none."""
+    if context is None:
+        yield None
+    else:
+        with context as value:
+            yield value
 
 
 def datasette(db: Path):
@@ -280,6 +300,17 @@ def measure(
         if time.monotonic() > deadline:
             break
     return timing
+
+
+def interleaved(servers: list, measure_one, rounds: int) -> list[Timing]:
+    """Each server measured in turn, `rounds` times over (a share of the requests each round), so
+    that a change of the machine's load falls on every server alike; None stays None."""
+    timings = [Timing() if server else None for server in servers]
+    for _ in range(rounds):
+        for server, timing in zip(servers, timings, strict=True):
+            if server:
+                timing.latencies += measure_one(server).latencies
+    return timings
 
 
 def check_status(result: tuple[int, bytes, float], path: str) -> None:
@@ -336,11 +367,28 @@ def bench_size(works: int, args) -> tuple[list[Row], list[str]]:
     keys = detail_sample(db, args.seed)
     filter_query = urllib.parse.urlencode(FILTER)
     rows: list[Row] = []
-    with ours(db) as app, ours(db, response_cache=False) as uncached, datasette(db) as ds:
+    older = ours(db, response_cache=False, code=args.before) if args.before else None
+    with (
+        ours(db) as app,
+        ours(db, response_cache=False) as uncached,
+        datasette(db) as ds,
+        optional(older) as before,
+    ):
         notes = check_equivalence(app, ds, db)
+        rounds = args.rounds
 
         def run(server: Server, paths: list[str], accept: str = "application/json") -> Timing:
-            return measure(server, paths, args.requests, args.warmup, args.case_seconds, accept)
+            return measure(
+                server,
+                paths,
+                max(1, args.requests // rounds),
+                args.warmup,
+                args.case_seconds / rounds,
+                accept,
+            )
+
+        def run_all(servers: list, paths: list[str], accept: str = "application/json"):
+            return interleaved(servers, lambda server: run(server, paths, accept), rounds)
 
         cases = [
             (
@@ -376,12 +424,19 @@ def bench_size(works: int, args) -> tuple[list[Row], list[str]]:
         ]
         for name, our_paths, their_paths, note in cases:
             try:
-                theirs = run(ds, their_paths)
-            except RuntimeError as error:  # e.g. over Datasette's sql_time_limit_ms
-                theirs, note = None, f"Datasette failed: {str(error)[:80]}"
-            rows.append(
-                Row(name, works, run(app, our_paths), run(uncached, our_paths), theirs, note)
-            )
+                run(ds, their_paths)  # fails early when over Datasette's sql_time_limit_ms
+                datasette_ok = True
+            except RuntimeError as error:
+                datasette_ok, note = False, f"Datasette failed: {str(error)[:80]}"
+
+            def one(server: Server, ours_: list[str] = our_paths, theirs_=their_paths) -> Timing:
+                return run(server, theirs_ if server is ds else ours_)
+
+            cached_timing = run_all([app], our_paths)[0]
+            # Uncached, before (if any) and Datasette round by round: the ratios are fair.
+            servers = [uncached, before, ds if datasette_ok else None]
+            new, old, theirs = interleaved(servers, one, rounds)
+            rows.append(Row(name, works, cached_timing, new, theirs, note, old))
             print(f"  measured {name} at {works:,} works", flush=True)
         pages = [
             ("HTML /works/", ["/works/"]),
@@ -389,29 +444,43 @@ def bench_size(works: int, args) -> tuple[list[Row], list[str]]:
             ("HTML /works/<key>/", [f"/works/{key}/" for _, key in keys]),
         ]
         for name, paths in pages:
-            timings = run(app, paths, "text/html"), run(uncached, paths, "text/html")
-            rows.append(Row(name, works, *timings, None))
+            cached_timing = run_all([app], paths, "text/html")[0]
+            new, old = run_all([uncached, before], paths, "text/html")
+            rows.append(Row(name, works, cached_timing, new, None, before=old))
             print(f"  measured {name} at {works:,} works", flush=True)
     return rows, notes
 
 
 def table(rows: list[Row]) -> str:
+    """p50/p95 per case; with --before, the older code's uncached figures, its ratio to
+    Datasette's and new over old (the same rounds)."""
+    with_before = any(row.before for row in rows)
     header = (
         f"| {'case':<29} | {'works':>7} | {'ours p50/p95 ms':>15} | {'uncached p50/p95':>16} "
         f"| {'Datasette p50/p95 ms':>20} | {'ours/DS p50':>11} | {'uncached/DS':>11} "
-        f"| {'n':>11} | note"
     )
+    if with_before:
+        header += f"| {'before p50/p95':>16} | {'before/DS':>9} | {'after/before':>12} "
+    header += f"| {'n':>15} | note"
     lines = [header, "|" + "|".join("-" * (len(part)) for part in header.split("|")[1:])]
     for row in rows:
         theirs = f"{row.theirs.p50:.1f} / {row.theirs.p95:.1f}" if row.theirs else "-"
         ratio = f"{row.ours.p50 / row.theirs.p50:.2f}" if row.theirs else "-"
         uncached_ratio = f"{row.uncached.p50 / row.theirs.p50:.2f}" if row.theirs else "-"
-        n = "/".join(str(t.n) for t in (row.ours, row.uncached, row.theirs) if t)
-        lines.append(
+        timings = (row.ours, row.uncached, row.theirs, row.before)
+        n = "/".join(str(t.n) for t in timings if t)
+        line = (
             f"| {row.case:<29} | {row.size:>7,} | {row.ours.p50:>6.1f} / {row.ours.p95:>6.1f} "
             f"| {row.uncached.p50:>6.1f} / {row.uncached.p95:>6.1f} | {theirs:>20} "
-            f"| {ratio:>11} | {uncached_ratio:>11} | {n:>11} | {row.note}"
+            f"| {ratio:>11} | {uncached_ratio:>11} "
         )
+        if with_before:
+            old = row.before
+            figures = f"{old.p50:>6.1f} / {old.p95:>6.1f}" if old else "-"
+            old_ratio = f"{old.p50 / row.theirs.p50:.2f}" if old and row.theirs else "-"
+            change = f"{row.uncached.p50 / old.p50:.2f}" if old else "-"
+            line += f"| {figures:>16} | {old_ratio:>9} | {change:>12} "
+        lines.append(line + f"| {n:>15} | {row.note}")
     return "\n".join(lines)
 
 
@@ -498,6 +567,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--profile", metavar="PATH", help="print the SQL and query plans of one request instead"
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        metavar="DIR",
+        help="also serve the code in DIR uncached (e.g. `git archive main | tar -x -C DIR`), "
+        "measured round by round with ours and Datasette: before and after in one run",
+    )
+    parser.add_argument("--rounds", type=int, default=4, help="turns per case (see --before)")
     args = parser.parse_args(argv)
     if args.profile:
         for works in (int(size) for size in args.sizes.split(",")):

@@ -35,7 +35,7 @@ from functools import partial
 from pathlib import Path
 
 from bench import synthetic
-from bench.browse_bench import BIN, DATA, REPO, Server, Timing, free_port, running
+from bench.browse_bench import BIN, DATA, REPO, Server, Timing, free_port, optional, running
 
 # Default runtime through the runner about 0.6-1.2 s on this machine (bench/demos_bench.py).
 DEMO_SLUGS = ["large-minibatch", "model-parallel", "gossip-averaging", "consistency-sgd"]
@@ -161,7 +161,8 @@ def send(
 def timed(port: int, group: str, kind: str, method: str, path: str, body=None) -> Outcome:
     started = time.perf_counter()
     try:
-        status, content, _ = send(port, method, path, body)
+        # The kind, for the server's CPU log (bench/gunicorn_cpu.py; the app ignores it).
+        status, content, _ = send(port, method, path, body, extra={"X-Bench-Kind": kind})
     except (OSError, http.client.HTTPException) as error:
         return Outcome(group, kind, 0, time.perf_counter() - started, f"{path}: {error!r}")
     seconds = time.perf_counter() - started
@@ -301,24 +302,105 @@ def child_pids(parent: int) -> list[int]:
     return pids
 
 
-def cpu_lines(before: CpuSample, after: CpuSample, requests: int) -> list[str]:
+def database_cpu(database: str) -> float:
+    """CPU seconds of the PostgreSQL backends serving `database` (their process titles name it:
+    "postgres: [cluster:] user database host(port) ..."); 0 for SQLite (the workers' own)."""
+    if not database:
+        return 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                title = cmdline.read().split(b"\0")[0].decode(errors="replace").split()
+            if title[:1] != ["postgres:"] or database not in title[1:4]:
+                continue
+            with open(f"/proc/{entry}/stat") as stat:
+                after_name = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        total += (int(after_name[11]) + int(after_name[12])) / tick
+    return total
+
+
+@dataclass
+class CpuSpent:
+    """Core-seconds by consumer over the measured time, added up over rounds."""
+
+    wall: float = 0.0
+    spent: dict[str, float] = field(default_factory=dict)
+    machine: float = 0.0
+
+    def add(self, before: CpuSample, after: CpuSample, db_before: float, db_after: float):
+        self.wall += after.at - before.at
+        parts = {
+            "gunicorn workers (web)": after.web - before.web,
+            "PostgreSQL backends (database)": max(0.0, db_after - db_before),
+            "demo subprocesses": after.demos - before.demos,
+            "load generator (this process)": after.bench - before.bench,
+        }
+        machine = after.machine_busy - before.machine_busy
+        parts["everything else on the machine"] = max(0.0, machine - sum(parts.values()))
+        for name, seconds in parts.items():
+            self.spent[name] = self.spent.get(name, 0.0) + seconds
+        self.machine += machine
+
+
+def cpu_lines(cpu: CpuSpent, requests: int) -> list[str]:
     """Where the CPU went; `requests`: the pages and API requests served, for the web CPU each."""
-    wall = after.at - before.at
+    wall = cpu.wall
     cores = os.cpu_count() or 1
-    spent = {
-        "gunicorn workers (web)": after.web - before.web,
-        "demo subprocesses": after.demos - before.demos,
-        "load generator (this process)": after.bench - before.bench,
-    }
-    machine = after.machine_busy - before.machine_busy
-    spent["everything else on the machine"] = max(0.0, machine - sum(spent.values()))
     lines = [f"CPU over {wall:.0f} s on {cores} cores ({wall * cores:.0f} core-seconds available):"]
-    for name, seconds in spent.items():
+    for name, seconds in cpu.spent.items():
         lines.append(f"  {name:<32} {seconds:7.1f} core-s  {seconds / wall:5.2f} cores")
-    lines.append(f"  {'machine busy':<32} {machine:7.1f} core-s  {machine / wall:5.2f} cores")
+    lines.append(
+        f"  {'machine busy':<32} {cpu.machine:7.1f} core-s  {cpu.machine / wall:5.2f} cores"
+    )
     if requests:
-        web_ms = spent["gunicorn workers (web)"] / requests * 1000
-        lines.append(f"  web CPU per page or API request: {web_ms:.0f} ms on average")
+        web_ms = cpu.spent["gunicorn workers (web)"] / requests * 1000
+        db_ms = cpu.spent["PostgreSQL backends (database)"] / requests * 1000
+        lines.append(
+            f"  CPU per page or API request: web {web_ms:.1f} ms, "
+            f"database {db_ms:.1f} ms on average"
+        )
+    return lines
+
+
+def read_cpu_log(folder: Path) -> list[tuple[str, float]]:
+    """(kind, CPU ms) of each request the workers logged (bench/gunicorn_cpu.py), emptying it."""
+    requests = []
+    for path in folder.glob("*.tsv"):
+        text = path.read_text()
+        path.write_text("")  # the worker appends; the next phase starts from nothing
+        for line in text.splitlines():
+            kind, _, nanoseconds = line.partition("\t")
+            if nanoseconds.isdigit():
+                requests.append((kind, int(nanoseconds) / 1e6))
+    return requests
+
+
+def cpu_by_kind_lines(requests: list[tuple[str, float]]) -> list[str]:
+    """CPU per request by kind (the request's own thread in the worker, as the hooks measured
+    it), and each kind's share of the web CPU."""
+    by_kind: dict[str, list[float]] = defaultdict(list)
+    for kind, ms in requests:
+        by_kind[kind].append(ms)
+    total = sum(ms for _, ms in requests) or 1.0
+    lines = [
+        "web CPU by kind of request (each request's thread, from gunicorn's hooks):",
+        f"  {'kind':<34} {'n':>5} {'mean ms':>8} {'p50 ms':>7} {'p95 ms':>7} {'share':>6}",
+    ]
+    ranked = sorted(by_kind.items(), key=lambda item: -sum(item[1]))
+    for kind, values in ranked:
+        timing = Timing([v / 1000 for v in values])
+        lines.append(
+            f"  {kind:<34} {len(values):>5} {sum(values) / len(values):>8.1f} "
+            f"{timing.p50:>7.1f} {timing.p95:>7.1f} {sum(values) / total:>6.0%}"
+        )
+    mean = total / max(1, len(requests))
+    lines.append(f"  {'all (mean)':<34} {len(requests):>5} {mean:>8.1f}")
     return lines
 
 
@@ -331,12 +413,19 @@ class Setup:
     static_root: Path
     site_dir: Path | None  # a sitecustomize.py that renices the demo workers (experiment)
     cache_url: str = ""  # CACHE_URL: a shared cache (default: the app's, in-process)
+    database_url: str = ""  # PostgreSQL (--database-url), else the SQLite file `db`
+    cpu_log: Path | None = None  # where the workers log each request's CPU
+
+    @property
+    def database_name(self) -> str:
+        return urllib.parse.urlparse(self.database_url).path.lstrip("/")
 
 
-def prepare(tmp: Path, demo_nice: int, cache_url: str) -> Setup:
+def prepare(tmp: Path, demo_nice: int, cache_url: str, database_url: str = "") -> Setup:
     """A fresh database with the real survey, and the static files collected, side by side."""
     db = tmp / "load.sqlite3"
-    setup = Setup(db, tmp / "static", None, cache_url)
+    setup = Setup(db, tmp / "static", None, cache_url, database_url, tmp / "cpu")
+    setup.cpu_log.mkdir()
     started = time.perf_counter()
     collect = subprocess.Popen(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
@@ -344,8 +433,10 @@ def prepare(tmp: Path, demo_nice: int, cache_url: str) -> Setup:
         env=server_env(setup, high_rates=True, demo_slots=None),
     )
     try:
-        synthetic.manage(db, "migrate", "--noinput", "-v", "0")
-        synthetic.manage(db, "load_survey", "-v", "0")
+        if database_url:
+            fresh_postgresql(database_url)
+        manage(setup, "migrate", "--noinput", "-v", "0")
+        manage(setup, "load_survey", "-v", "0")
         if collect.wait(timeout=300) != 0:
             raise RuntimeError(f"collectstatic failed ({collect.returncode})")
     finally:
@@ -364,6 +455,37 @@ def prepare(tmp: Path, demo_nice: int, cache_url: str) -> Setup:
     return setup
 
 
+def fresh_postgresql(url: str) -> None:
+    """Drop and create the database of `url` (a PostgreSQL URL), through its server's
+    `postgres` database."""
+    import psycopg
+
+    parts = urllib.parse.urlparse(url)
+    name = parts.path.lstrip("/")
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def manage(setup: Setup, *args: str) -> None:
+    """manage.py against the bench's database (SQLite file or PostgreSQL)."""
+    if not setup.database_url:
+        synthetic.manage(setup.db, *args)
+        return
+    env = {**os.environ, "DATABASE_URL": setup.database_url, "DEBUG": "true"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}{result.stderr}")
+
+
 def server_env(setup: Setup, high_rates: bool, demo_slots: int | None) -> dict[str, str]:
     env = {
         key: value
@@ -371,7 +493,7 @@ def server_env(setup: Setup, high_rates: bool, demo_slots: int | None) -> dict[s
         if key not in ("API_ANON_RATE", "DEMO_RUN_RATE", "PYTHONPATH", "CACHE_URL")
     }
     env |= {
-        "DATABASE_URL": f"sqlite:///{setup.db}",
+        "DATABASE_URL": setup.database_url or f"sqlite:///{setup.db}",
         "SECRET_KEY": "load-bench-not-secret-" + "x" * 40,
         "DEBUG": "false",
         "ALLOWED_HOSTS": "127.0.0.1",
@@ -388,14 +510,19 @@ def server_env(setup: Setup, high_rates: bool, demo_slots: int | None) -> dict[s
         env["PYTHONPATH"] = str(setup.site_dir)
     if setup.cache_url:
         env["CACHE_URL"] = setup.cache_url
+    if setup.cpu_log:
+        env["BENCH_CPU_LOG"] = str(setup.cpu_log)
     return env
 
 
 @contextmanager
-def gunicorn(setup: Setup, args, name: str, high_rates: bool):
+def gunicorn(setup: Setup, args, name: str, high_rates: bool, code: Path = REPO):
+    """gunicorn serving the code in `code` (the repository, or --before's checkout), with the
+    CPU hooks of bench/gunicorn_cpu.py (from this repository, whichever code it serves)."""
     port = free_port()
     pid_file = setup.db.parent / f"{name}.pid"
     command = [str(BIN / "gunicorn"), "explorer.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    command += ["--config", str(REPO / "bench" / "gunicorn_cpu.py")]
     command += ["--worker-class", args.worker_class, "--workers", str(args.workers)]
     if args.worker_class == "gthread":
         command += ["--threads", str(args.threads)]
@@ -404,14 +531,14 @@ def gunicorn(setup: Setup, args, name: str, high_rates: bool):
     workers = [
         subprocess.Popen(
             [sys.executable, "manage.py", "demo_worker", "--no-reload", "--verbosity", "0"],
-            cwd=REPO,
+            cwd=code,
             env=env,
             start_new_session=True,
         )
         for _ in range(args.demo_slots or 2)
     ]
     try:
-        with running(name, command, env, port, "/api/categories/") as server:
+        with running(name, command, env, port, "/api/categories/", cwd=code) as server:
             yield server, pid_file
     finally:
         for worker in workers:
@@ -442,8 +569,14 @@ def warm_up(server: Server, plan: TrafficPlan, rounds: int = 2) -> None:
 
 
 def load_phase(
-    server: Server, pid_file: Path, plan: TrafficPlan, args, seconds: float, demo_clients: int
-) -> tuple[list[Outcome], float, list[str]]:
+    server: Server,
+    pid_file: Path,
+    plan: TrafficPlan,
+    args,
+    seconds: float,
+    demo_clients: int,
+    cpu: CpuSpent,
+) -> tuple[list[Outcome], float]:
     deadline = time.monotonic() + seconds
     seeds = Seeds(random.Random(args.seed).randrange(1_000_000, 1_000_000_000))
     targets = [
@@ -456,12 +589,12 @@ def load_phase(
         lambda: demo_client(server.port, seeds, deadline, args.max_requests)
         for _ in range(demo_clients)
     ]
-    before = cpu_sample(pid_file)
+    before, db_before = cpu_sample(pid_file), database_cpu(args.database_name)
     started = time.monotonic()
     outcomes = run_clients(targets)
     elapsed = time.monotonic() - started
-    served = sum(1 for o in outcomes if o.group != "demos")
-    return outcomes, elapsed, cpu_lines(before, cpu_sample(pid_file), served)
+    cpu.add(before, cpu_sample(pid_file), db_before, database_cpu(args.database_name))
+    return outcomes, elapsed
 
 
 @dataclass
@@ -682,17 +815,44 @@ def load_average() -> str:
 
 
 def measured_phase(
-    server: Server, pid_file: Path, plan: TrafficPlan, args, title: str, seconds: float, demos: int
+    servers: dict[str, tuple[Server, Path]],
+    setup: Setup,
+    plan: TrafficPlan,
+    args,
+    title: str,
+    seconds: float,
+    demos: int,
 ) -> list[str]:
-    print(f"{title}: {args.clients} clients + {demos} demo clients for {seconds:.0f} s", flush=True)
-    outcomes, elapsed, cpu = load_phase(server, pid_file, plan, args, seconds, demos)
-    lines = report(outcomes, elapsed, title) + error_lines(outcomes)
-    if demos:
-        lines += demo_lines(outcomes, elapsed, args.demo_slots or 2)
-    lines += ["per kind of request:", *kind_lines(outcomes), *cpu]
+    """`seconds` of load on each server; with two (--before), `args.rounds` turns each, in
+    alternation, so that the machine's other work falls on both alike."""
+    rounds = args.rounds if len(servers) > 1 else 1
+    print(
+        f"{title}: {args.clients} clients + {demos} demo clients for {seconds:.0f} s"
+        + (f" on each of {', '.join(servers)}, in {rounds} turns" if len(servers) > 1 else ""),
+        flush=True,
+    )
+    results = {label: ([], 0.0, CpuSpent(), []) for label in servers}
+    read_cpu_log(setup.cpu_log)  # what the warm-up left
+    for _ in range(rounds):
+        for label, (server, pid_file) in servers.items():
+            outcomes, elapsed, cpu, cpu_requests = results[label]
+            more, took = load_phase(server, pid_file, plan, args, seconds / rounds, demos, cpu)
+            outcomes += more
+            cpu_requests += read_cpu_log(setup.cpu_log)
+            results[label] = (outcomes, elapsed + took, cpu, cpu_requests)
+    lines = []
+    for label, (outcomes, elapsed, cpu, cpu_requests) in results.items():
+        heading = f"{title} [{label}]" if len(servers) > 1 else title
+        lines += report(outcomes, elapsed, heading) + error_lines(outcomes)
+        if demos:
+            lines += demo_lines(outcomes, elapsed, args.demo_slots or 2)
+        served = sum(1 for o in outcomes if o.group != "demos")
+        lines += ["per kind of request:", *kind_lines(outcomes), *cpu_lines(cpu, served)]
+        lines += cpu_by_kind_lines(cpu_requests)
+        if demos:
+            lines += verdicts(outcomes)
+        lines.append("")
     lines += [f"load average after: {load_average()}"]
-    if demos:
-        lines += verdicts(outcomes)
     return lines
 
 
@@ -721,10 +881,26 @@ def parse_args(argv: list[str] | None):
         "--cache-url", default="", help="CACHE_URL for the servers, e.g. redis://127.0.0.1:6379/9"
     )
     parser.add_argument("--throttle-seconds", type=float, default=20.0, help="per throttling case")
+    parser.add_argument(
+        "--database-url",
+        default="",
+        help="PostgreSQL instead of a SQLite file, e.g. postgres://postgres@127.0.0.1:5432/"
+        "load_bench (the database is dropped and created afresh)",
+    )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        metavar="DIR",
+        help="also serve the code in DIR (e.g. `git archive main | tar -x -C DIR`) and load "
+        "both servers in alternation: before and after in one run",
+    )
+    parser.add_argument("--rounds", type=int, default=4, help="turns per server with --before")
+    parser.add_argument("--skip-throttle", action="store_true", help="no throttling phase")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     args.seconds = min(args.seconds, 60.0)
     args.baseline_seconds = min(args.baseline_seconds, 60.0)
+    args.database_name = urllib.parse.urlparse(args.database_url).path.lstrip("/")
     return args
 
 
@@ -733,6 +909,8 @@ def describe(args) -> str:
     nice = f"; demo workers at nice {args.demo_nice}" if args.demo_nice else ""
     only = f"; only {args.only}" if args.only else ""
     only += f"; CACHE_URL={args.cache_url}" if args.cache_url else "; in-process cache"
+    only += f"; PostgreSQL {args.database_name}" if args.database_url else "; SQLite"
+    only += "" if os.environ.get("RESPONSE_CACHE", "true") != "false" else "; response cache off"
     return (
         f"gunicorn {args.worker_class}, {args.workers} workers{threads}; "
         f"{args.demo_slots or 2} demo workers{nice}; {args.clients} clients "
@@ -748,12 +926,20 @@ def main(argv: list[str] | None = None) -> None:
     DATA.mkdir(parents=True, exist_ok=True)
     sections: list[list[str]] = []
     with tempfile.TemporaryDirectory(prefix="load-bench-") as tmp:
-        setup = prepare(Path(tmp), args.demo_nice, args.cache_url)
-        with gunicorn(setup, args, "gunicorn-load", high_rates=True) as (server, pid_file):
+        setup = prepare(Path(tmp), args.demo_nice, args.cache_url, args.database_url)
+        older = gunicorn(setup, args, "gunicorn-before", True, args.before) if args.before else None
+        with (
+            gunicorn(setup, args, "gunicorn-load", high_rates=True) as (server, pid_file),
+            optional(older) as before,
+        ):
+            servers = {"after" if before else "load": (server, pid_file)}
+            if before:
+                servers = {"before": before, **servers}
             plan = discover(server, args.seed)
             plan.api_share = args.api_share
             plan.only = frozenset(filter(None, args.only.split(",")))
-            warm_up(server, plan)
+            for each, _ in servers.values():
+                warm_up(each, plan)
             print(f"{describe(args)}; warmed up; load average {load_average()}", flush=True)
             phases = [
                 ("baseline: browsing + API, no demo runs", args.baseline_seconds, 0),
@@ -762,19 +948,24 @@ def main(argv: list[str] | None = None) -> None:
             for title, seconds, demos in phases:
                 if seconds:
                     sections.append(
-                        measured_phase(server, pid_file, plan, args, title, seconds, demos)
+                        measured_phase(servers, setup, plan, args, title, seconds, demos)
                     )
-        print("throttling at the default rates", flush=True)
-        evaluate = f"/api/cost-models/{plan.cost_models[0]['id']}/evaluate/"
-        with gunicorn(setup, args, "gunicorn-throttle", high_rates=False) as (server, _):
-            throttle = throttle_phase(server, args.throttle_seconds, evaluate, args.workers)
+        throttle = []
+        if not args.skip_throttle:
+            print("throttling at the default rates", flush=True)
+            evaluate = f"/api/cost-models/{plan.cost_models[0]['id']}/evaluate/"
+            with gunicorn(setup, args, "gunicorn-throttle", high_rates=False) as (server, _):
+                throttle = throttle_phase(server, args.throttle_seconds, evaluate, args.workers)
     print()
     print(describe(args))
     for section in sections:
         print("\n".join(section))
         print()
-    print("throttling at the default rates (API_ANON_RATE 600/minute, DEMO_RUN_RATE 60/minute):")
-    print("\n".join(throttle))
+    if throttle:
+        print(
+            "throttling at the default rates (API_ANON_RATE 600/minute, DEMO_RUN_RATE 60/minute):"
+        )
+        print("\n".join(throttle))
     print(f"\nwhole run {time.perf_counter() - started:.0f} s; load average {load_average()}")
 
 

@@ -329,9 +329,9 @@ def add_synthetic(
         "insert into catalogue_work (id, key, entry_type, title, year, authors_truncated, "
         "journal, booktitle, venue, volume, number, pages, publisher, arxiv_id, doi, url, note, "
         "abstract, survey_ref, seminal, seminal_reason, extra_fields, era, field_sources, "
-        "source_url, curated_fields) values "
+        "source_url, curated_fields, openalex_id) values "
         "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, null, 0, '', '{}', 'survey', "
-        "'{}', '', '[]')",
+        "'{}', '', '[]', '')",
         works,
     )
     step("works")
@@ -377,7 +377,9 @@ def add_authors(conn: sqlite3.Connection, profile: Profile, pyrng: random.Random
             names.append(name)
     first = _next_id(conn, "catalogue_author")
     rows = list(enumerate(names, start=first))
-    conn.executemany("insert into catalogue_author (id, name) values (?, ?)", rows)
+    conn.executemany(
+        "insert into catalogue_author (id, name, identity_note) values (?, ?, '')", rows
+    )
     pool = real + [pk for pk, _ in rows]
     pyrng.shuffle(pool)  # popularity is by position in the pool, not by name
     return pool
@@ -530,7 +532,7 @@ def add_assignments(
             rows.append((work_id, int(second_leaf[i]), str(evidence[2 * i + 1]), note))
     conn.executemany(
         "insert into catalogue_assignment (work_id, category_id, evidence, source_note, "
-        "curated_fields) values (?, ?, ?, ?, '[]')",
+        "curated_fields, alternatives) values (?, ?, ?, ?, '[]', '')",
         rows,
     )
 

@@ -125,6 +125,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # {% url %} with its answers kept for the process (explorer/templatetags/cached_url.py)
+            "builtins": ["explorer.templatetags.cached_url"],
         },
     },
 ]

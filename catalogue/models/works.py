@@ -3,6 +3,7 @@ several spellings, works with their QuerySet, and the ordered authorships."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable
 
@@ -12,7 +13,7 @@ from django.core.validators import RegexValidator
 from django.db import connections, models
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.functional import cached_property
 
 from catalogue import search as fulltext
@@ -25,6 +26,20 @@ KEY_VALIDATOR = RegexValidator(
     rf"^{KEY_REGEX}$",
     "A BibTeX key starts with a letter or digit and holds only letters, digits, _ . : -",
 )
+
+
+# A page of works' authors and categories (WorkQuerySet.author_names_of, assignments_of), in the
+# order the works list shows them; `{ids}`: one placeholder per work. Standard SQL (SQLite and
+# PostgreSQL); the tables are the models' (tests/works/test_api.py compares whole documents).
+AUTHOR_NAMES_SQL = """
+    SELECT s.work_id, a.name FROM catalogue_authorship s
+    JOIN catalogue_author a ON a.id = s.author_id
+    WHERE s.work_id IN ({ids}) ORDER BY s.work_id, s.position"""
+ASSIGNMENTS_SQL = """
+    SELECT s.work_id, c.code, c.name, c.section, c.extends, s.evidence, s.source_note,
+           s.alternatives
+    FROM catalogue_assignment s JOIN catalogue_category c ON c.id = s.category_id
+    WHERE s.work_id IN ({ids}) ORDER BY s.work_id, c."order", c.code"""
 
 
 class Era(models.TextChoices):
@@ -128,6 +143,14 @@ class Author(models.Model):
         return reverse("works:author-detail", args=[self.pk])
 
 
+@functools.cache
+def _work_path(script_prefix: str) -> tuple[str, str]:
+    """A work page's path around its key (reverse() of the URL name, once per script prefix)."""
+    placeholder = "0key0"
+    before, _, after = reverse("works:work-detail", args=[placeholder]).partition(placeholder)
+    return before, after
+
+
 SUGGESTIONS = 8  # works suggested while a search is typed
 
 
@@ -144,6 +167,18 @@ def has_demo() -> Q:
     return Q(Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug="")))
 
 
+class WithAuthorNames(models.query.ModelIterable):
+    """Works, each with its author names in order (`Work.author_names`), read in one query for
+    all of them (WorkQuerySet.for_rows)."""
+
+    def __iter__(self):
+        works = list(super().__iter__())
+        names = Work.objects.author_names_of([work.pk for work in works])
+        for work in works:
+            work.known_author_names = names.get(work.pk, [])
+        yield from works
+
+
 class WorkQuerySet(models.QuerySet):
     def for_list(self) -> WorkQuerySet:
         """Works with what a list row shows, in a constant number of queries."""
@@ -154,11 +189,12 @@ class WorkQuerySet(models.QuerySet):
 
     def for_rows(self) -> WorkQuerySet:
         """Works with what a row of a works page shows (templates/works/_work_row.html: title,
-        authors, year, venue), in two queries: for_list() without the categories. (Deferring
-        the columns a row does not show measured no faster: deferred loading costs as much.)"""
-        return self.prefetch_related(
-            Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
-        )
+        authors, year, venue), in two queries: the works, then their authors' names (plain
+        rows: a prefetch built an authorship and an author instance per name, a third of the
+        works page's time). (Deferring the columns a row does not show measured no faster.)"""
+        works = self._chain()
+        works._iterable_class = WithAuthorNames
+        return works
 
     def references(self) -> WorkQuerySet:
         """The survey's bibliography, without the survey itself."""
@@ -188,29 +224,17 @@ class WorkQuerySet(models.QuerySet):
         return self.filter(era=era)
 
     def author_names_of(self, ids: list[int]) -> dict[int, list[str]]:
-        """Work id -> author names in order, for a page of works, in one query."""
+        """Work id -> author names in order, for a page of works, in one query (none without
+        ids). Plain SQL: building the ORM query cost more than running it (a list's every page)."""
         names: dict[int, list[str]] = {}
-        rows = Authorship.objects.filter(work_id__in=ids).order_by("work_id", "position")
-        for work_id, name in rows.values_list("work_id", "author__name"):
+        for work_id, name in self._page_rows(AUTHOR_NAMES_SQL, ids):
             names.setdefault(work_id, []).append(name)
         return names
 
     def assignments_of(self, ids: list[int]) -> dict[int, list[dict[str, str]]]:
         """Work id -> its categories with their evidence, for a page of works, in one query."""
         assignments: dict[int, list[dict[str, str]]] = {}
-        rows = Assignment.objects.filter(work_id__in=ids).order_by(
-            "work_id", "category__order", "category__code"
-        )
-        fields = (
-            "category__code",
-            "category__name",
-            "category__section",
-            "category__extends",
-            "evidence",
-            "source_note",
-            "alternatives",
-        )
-        for work_id, *values in rows.values_list("work_id", *fields):
+        for work_id, *values in self._page_rows(ASSIGNMENTS_SQL, ids):
             code, name, section, extends, evidence, note, alternatives = values
             assignments.setdefault(work_id, []).append(
                 {
@@ -224,6 +248,13 @@ class WorkQuerySet(models.QuerySet):
                 }
             )
         return assignments
+
+    def _page_rows(self, sql: str, ids: list[int]) -> list[tuple]:
+        if not ids:
+            return []
+        with connections[self.db].cursor() as cursor:
+            cursor.execute(sql.format(ids=", ".join(["%s"] * len(ids))), ids)
+            return cursor.fetchall()
 
     def save_record(self, record, curated: Iterable[str] = ()) -> Work:
         """Create or update the work a `bibtex.WorkRecord` describes, authors in order;
@@ -486,7 +517,14 @@ class Work(Curated):
         return f"{self.key}: {self.title[:80]}"
 
     def get_absolute_url(self) -> str:
-        return reverse("works:work-detail", args=[self.key])
+        return self.path_for(self.key)
+
+    @staticmethod
+    def path_for(key: str) -> str:
+        """The page of the work with this key. A list links to every work it shows: the path is
+        reversed once per process (a key needs no quoting: letters, digits, _ . : -)."""
+        before, after = _work_path(get_script_prefix())
+        return f"{before}{key}{after}"
 
     @classmethod
     def from_db(cls, db, field_names, values, *, fetch_mode=None):
@@ -592,6 +630,9 @@ class Work(Curated):
 
     @property
     def author_names(self) -> list[str]:
+        known = self.__dict__.get("known_author_names")  # set by for_rows()
+        if known is not None:
+            return known
         return [a.author.name for a in self.authorships.all()]
 
     @property

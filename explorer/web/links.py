@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 
 def link(name: str, *args: object, query: str = "") -> str:
@@ -13,11 +14,20 @@ def link(name: str, *args: object, query: str = "") -> str:
     return f"{path}?{query}" if query else path
 
 
+PLACEHOLDER = "0placeholder0"
+
+
 def link_maker(request, name: str) -> Callable[[str], str]:
     """Absolute URLs of `name` for one argument, reversed once: for lists of hundreds of rows.
     The argument is put where the reversed path has a placeholder (a BibTeX key needs no
     escaping: letters, digits, _ . : -)."""
-    placeholder = "0placeholder0"
-    template = request.build_absolute_uri(reverse(name, args=[placeholder]))
-    before, _, after = template.partition(placeholder)
+    template = request.build_absolute_uri(path_template(name, get_script_prefix()))
+    before, _, after = template.partition(PLACEHOLDER)
     return lambda value: f"{before}{value}{after}"
+
+
+@functools.cache
+def path_template(name: str, script_prefix: str) -> str:
+    """The path of `name` with PLACEHOLDER for its argument: reversed once per process (the
+    URLs do not change while it runs; the script prefix is part of the key)."""
+    return reverse(name, args=[PLACEHOLDER])

@@ -107,10 +107,10 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
     pagination_class = CountInPagePagination
 
     def get_queryset(self):
-        works = Work.objects.for_list()
-        if self.action == "retrieve":
-            works = works.prefetch_related("techniques")
-        return works
+        if self.action != "retrieve":
+            # What the permission check asks for (its model); the list reads its own rows.
+            return Work.objects.all()
+        return Work.objects.for_list().prefetch_related("techniques")
 
     def filter_queryset(self, queryset):
         # One work by its key, whatever its era: the list filters (and their default) are for lists.
@@ -153,8 +153,7 @@ class CategoryViewSet(viewsets.GenericViewSet):
             era = era_parameter(request.query_params)
         except ValueError as error:
             raise ValidationError({"era": str(error)}) from error
-        roots = category_tree(era)
-        return Response(serializers.CategoryNodeSerializer(roots, many=True).data)
+        return Response(serializers.category_documents(category_tree(era)))
 
 
 @cached_for_anonymous
@@ -192,6 +191,12 @@ class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewS
             return serializers.CitationSerializer
         return serializers.CitationWriteSerializer
 
+    def list(self, request, *args, **kwargs):
+        """Rows read as plain values (the two keys joined in), the documents of
+        CitationSerializer without a Citation and two Work instances per edge."""
+        page = self.paginate_queryset(self.get_queryset().values(*CITATION_ROW_FIELDS))
+        return self.get_paginated_response([citation_document(row) for row in page])
+
     def get_queryset(self):
         citations = Citation.objects.with_works().order_by("pk")
         if self.action != "list":
@@ -206,6 +211,28 @@ class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewS
             if key := form.cleaned_data[side]:
                 citations = citations.filter(**{side: get_object_or_404(Work, key=key)})
         return citations
+
+
+CITATION_ROW_FIELDS = (
+    "id",
+    "citing__key",
+    "cited__key",
+    "provenance",
+    "evidence_source",
+    "evidence_excerpt",
+)
+
+
+def citation_document(row: dict) -> dict:
+    """An edge as CitationSerializer writes it (its fields, in its order)."""
+    return {
+        "id": row["id"],
+        "citing": row["citing__key"],
+        "cited": row["cited__key"],
+        "provenance": row["provenance"],
+        "evidence_source": row["evidence_source"],
+        "evidence_excerpt": row["evidence_excerpt"],
+    }
 
 
 class PerVersionListMixin:

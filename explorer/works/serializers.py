@@ -256,8 +256,32 @@ class CategoryNodeSerializer(serializers.Serializer):
     )
     children = serializers.SerializerMethodField()
 
+    # The fields above document the shape for the OpenAPI schema; the documents are built by
+    # `category_documents` (a nested serializer per node cost more than the rest of the request).
+    def to_representation(self, node) -> dict:
+        return category_documents([node])[0]
+
     def get_children(self, node) -> list[dict]:
-        return CategoryNodeSerializer(node.child_nodes, many=True).data
+        return category_documents(node.child_nodes)
+
+
+def category_documents(nodes) -> list[dict]:
+    """The category tree's JSON (/api/categories/): the one definition of a node's document."""
+    return [
+        {
+            "slug": node.code,
+            "name": node.name,
+            "section": node.section,
+            "status": node.status,
+            "status_label": node.get_status_display(),
+            "extends": node.extends,
+            "description": node.description,
+            "work_count": node.work_count,
+            "alternative_count": node.alternative_count,
+            "children": category_documents(node.child_nodes),
+        }
+        for node in nodes
+    ]
 
 
 class AuthorSerializer(serializers.ModelSerializer):
