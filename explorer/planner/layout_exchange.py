@@ -23,7 +23,8 @@ RANK_ORDER = Assumption(
     "Devices numbered tensor-parallel rank first, then data-parallel, then pipeline",
     "members of a data-parallel group in one node = min(dp, ⌊devices_per_node / t⌋)",
     'Megatron-LM\'s initialize_model_parallel orders the ranks "tp-cp-ep-dp-pp" by default '
-    "(https://github.com/NVIDIA/Megatron-LM/blob/main/megatron/core/parallel_state.py): "
+    "(https://github.com/NVIDIA/Megatron-LM/blob/d98e8a64ddf34856e74b24714e3bedb2f5a39553/"
+    "megatron/core/parallel_state.py#L617): "
     "consecutive devices form the tensor-parallel groups, the next dimension is data-parallel. "
     "Tensor parallelism uses the intra-node link; the pipeline's and the experts' messages use "
     "the link between nodes unless the whole layout fits in one node (pessimistic for the hops "
