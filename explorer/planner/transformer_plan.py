@@ -456,8 +456,8 @@ def layouts_document(search: Layouts, inputs: Inputs) -> dict[str, Any]:
         "shown": SHOWN_LAYOUTS,
         "losses": losses,
         "note": "Tensor parallelism stays inside a node; pipeline stages divide the layers; "
-        "sequence parallelism is on wherever tp > 1; the schedule is 1F1B (interleaved with "
-        "`chunks` > 1 where the stage's layers divide).",
+        "sequence parallelism is on wherever tp > 1; the schedule is 1F1B (interleaved when "
+        "chunks > 1 and the stage's layers divide by it).",
         "rows": rows,
     }
 
