@@ -36,6 +36,7 @@ from . import (
     pipeline,
     quantization,
     sparsification,
+    tensor_parallel,
 )
 from .base import Demo, DemoError, Param, ParamError, run_in_process, schema, validate_params
 from .runner import DemoBusy, DemoLimitExceeded, UnknownDemo, run_demo
@@ -47,6 +48,7 @@ DEMOS: dict[str, Demo] = {
         fc_gemm.DEMO,
         data_parallel.DEMO,
         model_parallel.DEMO,
+        tensor_parallel.DEMO,
         pipeline.DEMO,
         hybrid.DEMO,
         large_minibatch.DEMO,

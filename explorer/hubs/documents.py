@@ -28,6 +28,22 @@ def hub_document(hub: Hub, absolute) -> dict[str, Any]:
             {"label": p.label, "work": p.work, "depth": p.depth, "confirmed": p.trusted}
             for p in hub.points
         ],
+        "cost_plots": [
+            {
+                "technique": p.technique,
+                "quantity": p.quantity,
+                "unit": p.value_unit,
+                "variable": p.variable,
+                "meaning": p.meaning,
+                "variable_unit": p.unit,
+                "xs": list(p.xs),
+                "curves": [
+                    {"label": c.label, "values": list(c.values), "confirmed": c.trusted}
+                    for c in p.curves
+                ],
+            }
+            for p in hub.plots
+        ],
         "demos": [
             {
                 "slug": d.slug,

@@ -11,6 +11,7 @@ from django.http import Http404
 from catalogue import tree
 from catalogue.models import Category, Citation, CostModel, Era, Result, Technique, Work
 from explorer.demos import DEMOS, Demo
+from explorer.hubs.curves import CostPlot, cost_plots
 from explorer.hubs.neighbourhood import Neighbourhood, neighbourhood
 from explorer.hubs.wd_plot import WDPoint, evaluate_at_defaults
 
@@ -34,6 +35,7 @@ class Hub:
     citations: Neighbourhood
     neighbour_works: dict[int, Work] = field(default_factory=dict)
     results: list[Result] = field(default_factory=list)  # its techniques' measured results
+    plots: list[CostPlot] = field(default_factory=list)  # cost curves (after the survey)
 
     @property
     def seeds(self) -> list[str]:
@@ -75,6 +77,7 @@ def load_hub(code: str) -> Hub:
         works=works,
         counts=counts,
         points=_points(techniques),
+        plots=cost_plots(techniques),
         citations=Neighbourhood(),
         results=list(
             Result.objects.select_related("work").of_techniques([t.slug for t in techniques])

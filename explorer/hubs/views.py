@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.shortcuts import render
 
+from explorer.hubs.curves import CostPlot, curves_svg
 from explorer.hubs.hub import load_hub, status_label
 from explorer.hubs.links import hub_links
 from explorer.hubs.wd_plot import wd_svg
@@ -19,6 +20,7 @@ def hub(request, slug: str):
 def hub_context(slug: str) -> dict:
     """A hub depends on its node and the catalogue alone: built once per catalogue version."""
     found = load_hub(slug)  # an unknown slug: Http404, and nothing kept
+    names = {technique.slug: technique.name for technique in found.techniques}
     neighbours = [
         (found.neighbour_works[work_id], cites, cited_by)
         for work_id, cites, cited_by in found.citations.neighbours
@@ -29,5 +31,25 @@ def hub_context(slug: str) -> dict:
         "status_label": status_label(found.node),
         "links": hub_links(found),
         "wd_svg": wd_svg(found.points),
+        "cost_plots": [_shown_plot(plot, names) for plot in found.plots],
         "neighbours": neighbours,
+    }
+
+
+def _shown_plot(plot: CostPlot, names: dict[str, str]) -> dict:
+    """A cost plot as the page shows it: the SVG and its numbers as text, 3 significant digits."""
+    return {
+        "plot": plot,
+        "technique": names.get(plot.technique, plot.technique),
+        "svg": curves_svg(plot),
+        "xs": [f"{x:.3g}" for x in plot.xs],
+        "rows": [
+            {
+                "label": curve.label,
+                "trusted": curve.trusted,
+                "index": index % 6,
+                "values": [f"{v:.3g}" for v in curve.values],
+            }
+            for index, curve in enumerate(plot.curves)
+        ],
     }

@@ -120,7 +120,11 @@ class PlannerView(APIView):
             "for; also `exposed_communication_time`), `total_communication_time` all of it, "
             "hidden behind the backward pass or not. `unconfirmed_parts` names, for each part of "
             "the step, the unconfirmed formulas it rests on; `sensitivity` says, for each of "
-            "them taken ×2 and ×0.5, which strategy would be best."
+            "them taken ×2 and ×0.5, which strategy would be best. For a transformer, `layouts` "
+            "ranks every P = dp × tp × pp, each strategy's `communication` splits its seconds "
+            "(`data` exposed, `data_total` all of the gradient exchange), and `sensitivity` adds "
+            "the best layout of the search (`best_layout`, `best_layout_if_doubled`, "
+            "`best_layout_if_halved`, `changes_best_layout`)."
         ),
         parameters=_parameters(),
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},

@@ -7,9 +7,10 @@ The model of one step (each step a catalogue formula or a shown assumption):
 - compute: the training FLOPs (recomputation included) shared evenly by the P devices, at the
   achieved throughput;
 - bubble: compute × (p − 1)/(v·m), the pipeline's idle time (1F1B, GPipe; interleaved: v > 1);
-- communication, none of it overlapped: tensor parallelism's allreduces inside the node, the
-  pipeline's point-to-point messages, the gradient allreduce of the data-parallel groups (ZeRO-3:
-  1.5 times), the all-to-alls of expert parallelism, each between nodes but the first;
+- communication: tensor parallelism's allreduces inside the node, the pipeline's point-to-point
+  messages and the all-to-alls of expert parallelism between nodes, all exposed; the gradient
+  allreduce of the data-parallel groups (ZeRO-3: 1.5 times) on one or two levels of network, in
+  buckets overlapped with the last micro-batch's backward pass (layout_exchange.py);
 - memory per device: the most loaded stage's model states (ZeRO's sharding), its activations
   (Korthikanti et al.) times the micro-batches in flight, ZeRO-3's gathered layer.
 """
@@ -23,6 +24,13 @@ from typing import Any
 import numpy as np
 
 from .formulas import CONFIRMED, Assumption, Formulas, evaluate
+from .layout_exchange import (
+    RANK_ORDER,
+    DataExchange,
+    between_nodes,
+    data_exchange,
+    ring,
+)
 from .machine import Inputs
 from .transformer import (
     PASSES,
@@ -60,20 +68,16 @@ SIXTEEN_BIT = Assumption(
     "it, masks included (slightly pessimistic). SwiGLU and grouped-query attention are counted "
     "as a GPT layer of the same hidden size (an approximation).",
 )
-PLACEMENT = Assumption(
-    "placement",
-    "Tensor-parallel groups inside a node; pipeline, data and expert groups between nodes",
-    "intra-node link for tensor parallelism, the link between nodes for the rest",
-    "The placement Megatron-LM recommends (tensor parallelism up to the devices of a node). A "
-    "simple two-level network, local to the transformer planner (reconciled with issue 25's "
-    "two-level networks at merge).",
-)
+PLACEMENT = RANK_ORDER
 NO_OVERLAP = Assumption(
     "no-overlap-transformer",
-    "No communication overlaps computation",
+    "Tensor-parallel, pipeline and expert communication does not overlap computation",
     "exposed communication = communication time",
-    "Pessimistic: frameworks overlap the gradient allreduce with the backward pass.",
+    "Pessimistic: Megatron-LM can overlap parts of these exchanges with computation; not "
+    "modelled. The data-parallel gradient exchange is overlapped (unless overlap=false).",
 )
+# The arrays of `Layouts.out` that add up to a step, each a part the sensitivity may scale.
+STEP_ARRAYS = ("compute", "bubble", "tensor", "pipeline", "data", "expert")
 
 
 @dataclass
@@ -150,16 +154,6 @@ def candidates(
     )
 
 
-def _ring(formulas: Formulas, devices, values, latency, per_byte, gamma) -> np.ndarray:
-    """The catalogue's pipelined ring allreduce for arrays of group sizes (0 for one device)."""
-    devices = np.asarray(devices, dtype=float)
-    time = evaluate(
-        formulas["allreduce.ring"],
-        {"P": devices, "L": latency, "G": per_byte, "gamma": float(gamma), "m": values},
-    )
-    return np.where(devices > 1, time, 0.0)
-
-
 def evaluate_layouts(
     layouts: Layouts, inputs: Inputs, config: TransformerConfig, formulas: Formulas
 ) -> Layouts:
@@ -204,12 +198,13 @@ def evaluate_layouts(
     # recomputation), inside the node; sequence parallelism moves the same values.
     allreduced = float(evaluate(formulas["tensor.values"], {"b": b, "s": s, "h": h}))
     per_layer = allreduced * (6 if inputs.recompute == "full" else 4) / 4
-    one = _ring(formulas, tp, b * s * h, inputs.intra_latency, inputs.intra_G, sizes.activations)
+    one = ring(formulas, tp, b * s * h, inputs.intra_latency, inputs.intra_G, sizes.activations)
     tensor = per_stage * micro * (per_layer / (b * s * h)) * one
 
     # Pipeline: an activation forward and a gradient back per micro-batch and chunk.
     message = b * s * h * sizes.activations / np.where(layouts.sequence, tp, 1.0)
-    pipeline = np.where(pp > 1, 2 * micro * v * (inputs.latency + message * inputs.G), 0.0)
+    latency, per_byte = between_nodes(inputs)
+    pipeline = np.where(pp > 1, 2 * micro * v * (latency + message * per_byte), 0.0)
 
     # Model states of the most loaded stage, and the gradient allreduce of the data groups.
     parts = parameter_parts(config)
@@ -222,10 +217,14 @@ def evaluate_layouts(
     dense = (block / pp + embedding) / tp
     experts = expert_total / (pp * tp * ep)
     on_device = dense + experts
-    gradient_bytes = float(sizes.messages)
-    data = _ring(formulas, dp, dense, inputs.latency, inputs.G, gradient_bytes)
-    data = data + _ring(formulas, dp / ep, experts, inputs.latency, inputs.G, gradient_bytes)
-    data = np.where(layouts.zero == 3, 1.5 * data, data)
+    backward = compute / micro * (linear - 1) / linear / per_stage  # one layer, last micro-batch
+    exchange = data_exchange(
+        formulas, inputs, tp, dp, block / layers / tp, per_stage, embedding / tp, backward
+    )
+    expert_gradients = ring(formulas, dp / ep, experts, latency, per_byte, sizes.messages)
+    data_total, data = _data_times(
+        exchange, layouts.zero, np.where(experts > 0, expert_gradients, 0)
+    )
 
     # Expert parallelism: dispatch and combine all-to-alls, forward and backward.
     if config.moe_layers:
@@ -237,8 +236,8 @@ def evaluate_layouts(
             formulas["expert.all_to_all"],
             {
                 "P": ep,
-                "L": inputs.latency,
-                "G": inputs.G,
+                "L": latency,
+                "G": per_byte,
                 "gamma": float(sizes.activations),
                 "m": sent / 4 / shard,
             },
@@ -264,7 +263,7 @@ def evaluate_layouts(
     buffers = np.where(zero >= 3, largest * (sizes.weights + sizes.gradients), 0.0)
     total = weights + gradients + optimizer + activations + buffers
 
-    communication = tensor + pipeline + data + expert
+    communication = tensor + pipeline + data + expert  # exposed: what the step waits for
     step = compute + bubble + communication
     tokens = batch * s
     layouts.out = {
@@ -274,8 +273,13 @@ def evaluate_layouts(
         "tensor": tensor,
         "pipeline": pipeline,
         "data": data,
+        "data_total": data_total,
         "expert": expert,
         "communication": communication,
+        "total_communication": communication - data + data_total,
+        "buckets": exchange.buckets,
+        "dp_in_node": exchange.in_node,
+        "hierarchical": exchange.hierarchical,
         "step": step,
         "tokens_per_second": tokens / step,
         "achieved_flops": model / (step * inputs.P),
@@ -295,6 +299,16 @@ def evaluate_layouts(
         "model_flops": np.full(len(layouts), model),
     }
     return layouts
+
+
+def _data_times(exchange: DataExchange, zero: np.ndarray, experts: np.ndarray) -> tuple:
+    """(all, exposed) seconds of the data-parallel exchange: the dense gradients' buckets, the
+    experts' gradients over their own groups (not overlapped), and ZeRO-3's parameter gathers
+    (half the exchange again, exposed: ZERO3_GATHER)."""
+    total = exchange.total + experts
+    exposed = exchange.exposed + experts
+    stage3 = zero == 3
+    return np.where(stage3, 1.5 * total, total), np.where(stage3, exposed + 0.5 * total, exposed)
 
 
 def activation_array(formulas, config, inputs, b, tp, sequence) -> np.ndarray:

@@ -310,17 +310,30 @@ GOYAL_ETHERNET = (
 UNKNOWN_INTRA_LATENCY = "unknown (no source found): the latency between nodes is used"
 
 A100_PEAK = (
-    "312 teraFLOP/s, the A100's dense 16-bit peak (https://aiportalx.com/meta-ai/llama-2-7b: "
-    "'312 trillion'; 311.84 BF16 TFLOP/s at https://aiportalx.com/meta-ai/llama-2-70b)"
+    "312 teraFLOP/s, the A100's dense BF16 and FP16 Tensor Core peak (624 with sparsity): "
+    "https://glennklockwood.com/garden/processors/A100, from NVIDIA's A100 datasheet "
+    "(https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
+    "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf, not stored here)"
 )
 A100_NODE = (
-    "8 NVIDIA 80GB A100 GPUs per node (the Megatron-LM README, "
-    "https://losaright.blogg.se/2023/august/download-state-of-decay-3.html)"
+    "8 NVIDIA 80GB A100 GPUs per node: the Megatron-LM README on NVIDIA's Selene ('Each cluster "
+    "node has 8 NVIDIA 80GB A100 GPUs', from January 2022 to July 2024: "
+    "https://github.com/NVIDIA/Megatron-LM/blob/145d2eb947a614fdf81e73efd0cf417c1bc5ac94/"
+    "README.md)"
+)
+A100_NVLINK = (
+    "300 GB/s each way: an A100's twelve third-generation NVLink links carry 600 GB/s in all "
+    "(NVIDIA, https://www.nvidia.com/de-de/data-center/nvlink/; '300+300 GB/s NVLink' at "
+    "https://glennklockwood.com/garden/processors/A100); the six NVSwitches of an 8-GPU node "
+    "give every pair of GPUs that rate (https://jingchaozhang.github.io/A100-white-paper/)"
 )
 LLAMA2_LINKS = (
-    "200 Gbps end-points between nodes, 25 GB/s per GPU (the Llama 2 paper, "
-    "http://proyectodescartes.org/iCartesiLibri/materiales_didacticos/IA2024/docs/llama2/6.html)"
+    "200 Gbps end-points between nodes = 25 GB/s: the Llama 2 paper (Touvron et al. 2023, "
+    "§2.2.1, https://arxiv.org/abs/2307.09288; its text read at http://proyectodescartes.org/"
+    "iCartesiLibri/materiales_didacticos/IA2024/docs/llama2/6.html). Taken per device (one "
+    "adapter per GPU): unconfirmed"
 )
+A100_INTRA_LATENCY = "example value: no source found for the NVLink latency"
 
 PRESETS: dict[str, MachinePreset] = {
     preset.slug: preset
@@ -377,8 +390,8 @@ PRESETS: dict[str, MachinePreset] = {
         ),
         MachinePreset(
             "a100-cluster",
-            "A100 80GB cluster, 8 GPUs per node (peak, memory and links from sources; NVLink "
-            "an example value)",
+            "A100 80GB cluster, 8 GPUs per node (peak, memory and links from sources; the "
+            "latencies example values)",
             {
                 "P": 1024,
                 "flops": 312e12,
@@ -395,6 +408,8 @@ PRESETS: dict[str, MachinePreset] = {
                 "memory_gb": A100_NODE,
                 "devices_per_node": A100_NODE,
                 "bandwidth_gbs": LLAMA2_LINKS,
+                "intra_bandwidth_gbs": A100_NVLINK,
+                "intra_latency_us": A100_INTRA_LATENCY,
             },
         ),
     )

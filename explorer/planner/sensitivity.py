@@ -4,12 +4,16 @@ half as large wherever a strategy's step time rests on it, and the best strategy
 First order and bounded: the parts of each step (compute, exposed communication, idle) that rest
 on the term are scaled as they stand, nothing is recomputed (an overlapped exchange twice as slow
 may expose more than twice as much), so the work is terms × 2 × strategies. Pure: dicts in, dicts
-out (the strategies as `describe` writes them).
+out (the strategies as `describe` writes them). For a transformer, `with_layouts` adds the same
+question for its layout search (arrays in, one argmin per term and factor).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 FACTORS = (2.0, 0.5)
 PARTS = {"compute": "compute_time", "communication": "communication_time", "idle": "idle_time"}
@@ -66,3 +70,69 @@ def sensitivity(strategies: list[dict[str, Any]]) -> dict[str, Any]:
         )
     rows.sort(key=lambda row: (not row["changes_best"], row["term"]))
     return {"best": best, "factors": list(FACTORS), "terms": rows, "note": NOTE}
+
+
+# A transformer's layout search -----------------------------------------------------------------
+
+LAYOUT_NOTE = (
+    "For the layout search, the same in finer parts: each term scales the parts of every "
+    "layout's step that rest on it (compute, bubble, and the tensor, pipeline, data and expert "
+    "communication apart), and the fastest layout that fits is found again."
+)
+
+
+def _best_layout(steps, uses: dict, fits: np.ndarray, name, factor: float) -> str | None:
+    if not fits.any():
+        return None
+    step = sum(
+        values * np.where(uses.get(part, False), factor, 1.0) for part, values in steps.items()
+    )
+    return name(int(np.argmin(np.where(fits, step, np.inf))))
+
+
+def with_layouts(
+    document: dict[str, Any],
+    steps: dict[str, np.ndarray],
+    uses: dict[str, dict[str, np.ndarray]],
+    fits: np.ndarray,
+    name: Callable[[int], str],
+) -> dict[str, Any]:
+    """The strategies' sensitivity with the layout search's beside it. `steps`: the arrays that
+    add up to each layout's step; `uses`: term -> part -> the layouts whose part rests on it;
+    `name`: a layout's label from its index."""
+    best = _best_layout(steps, {}, fits, name, 1.0)
+    rows = {row["term"]: row for row in document["terms"]}
+    for term in sorted(uses):
+        if not any((mask & fits).any() for mask in uses[term].values()):
+            continue  # only layouts that do not fit rest on it: no time changes the ranking
+        row = rows.setdefault(term, _unused(term, document["best"]))
+        doubled, halved = (_best_layout(steps, uses[term], fits, name, f) for f in FACTORS)
+        row |= {
+            "best_layout_if_doubled": doubled,
+            "best_layout_if_halved": halved,
+            "changes_best_layout": doubled != best or halved != best,
+        }
+    for row in rows.values():  # a term of the strategies' families alone, not of the search
+        row.setdefault("best_layout_if_doubled", best)
+        row.setdefault("best_layout_if_halved", best)
+        row.setdefault("changes_best_layout", False)
+    ordered = sorted(
+        rows.values(),
+        key=lambda r: (not (r["changes_best"] or r["changes_best_layout"]), r["term"]),
+    )
+    return document | {
+        "best_layout": best,
+        "terms": ordered,
+        "note": f"{document['note']} {LAYOUT_NOTE}",
+    }
+
+
+def _unused(term: str, best: str | None) -> dict[str, Any]:
+    return {
+        "term": term,
+        "parts": [],
+        "strategies": 0,
+        "best_if_doubled": best,
+        "best_if_halved": best,
+        "changes_best": False,
+    }

@@ -20,9 +20,9 @@ MEGATRON_FLOPS_CODE = (
     "form with it)"
 )
 MEGATRON_README = (
-    "https://developer.sourcefind.cn/codes/OpenDAS/megatron-lm/-/commit/"
-    "84529b20c23df05140cbde388afd98f98eb0d815 (Megatron-LM README: vocabulary 51,200, "
-    "sequence 2048, up to 3072 A100 GPUs for the largest model)"
+    "https://github.com/NVIDIA/Megatron-LM/blob/145d2eb947a614fdf81e73efd0cf417c1bc5ac94/README.md"
+    " (Megatron-LM README: vocabulary 51,200, sequence 2048, up to 3072 A100 GPUs for the "
+    "largest model)"
 )
 GPT3_PAGE = "https://labindex.ai/outputs/openai/gpt-3"
 BERT_PAGE = "https://zhcnt1.ilovetranslation.com/AuDWw1KZb5Z=d"
@@ -30,8 +30,11 @@ GPT2_PAGE = (
     "http://www.renenyffenegger.ch/notes/development/Artificial-intelligence/language-model/"
     "LLM/GPT/2"
 )
+# The abstract names the sizes ("from 7 billion to 70 billion parameters"); a link the page follows.
+LLAMA2_PAPER = "https://arxiv.org/abs/2307.09288"
 LLAMA2_TABLE = (
-    "http://proyectodescartes.org/iCartesiLibri/materiales_didacticos/IA2024/docs/llama2/6.html"
+    "https://arxiv.org/abs/2307.09288 (the Llama 2 paper, Table 1; its text read at "
+    "http://proyectodescartes.org/iCartesiLibri/materiales_didacticos/IA2024/docs/llama2/6.html)"
 )
 LLAMA2_7B_SHAPES = "https://github.com/Retruth/deontic/blob/main/nlp_models/llama2/README.md"
 DEEPSPEED_MOE = (
@@ -226,7 +229,7 @@ PRESETS: dict[str, Preset] = {
             "https://arxiv.org/abs/2307.09288",
             7e9,
             "7B (the paper's Table 1 names the size to one digit)",
-            LLAMA2_TABLE,
+            LLAMA2_PAPER,
             parameters_rounding=0.5 / 7,
             sources={
                 "layers": LLAMA2_7B_SHAPES,
@@ -250,7 +253,7 @@ PRESETS: dict[str, Preset] = {
             "https://arxiv.org/abs/2307.09288",
             70e9,
             "70B",
-            LLAMA2_TABLE,
+            LLAMA2_PAPER,
             sources={
                 "layers": _unconfirmed("80, the released model's configuration"),
                 "hidden": _unconfirmed("8192, the released model's configuration"),

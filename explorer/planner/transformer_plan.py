@@ -5,6 +5,7 @@ plan.py's answer for the survey's networks, plus `layouts`. Numbers in, dicts ou
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,12 +18,12 @@ from .formulas import (
     check_complete,
     number_text,
 )
+from .layout_sources import part_sources, sources_at, unconfirmed_uses
 from .layouts import (
     IN_FLIGHT,
     MOST_LOADED_STAGE,
-    NO_OVERLAP,
-    PLACEMENT,
     SIXTEEN_BIT,
+    STEP_ARRAYS,
     Layouts,
     best,
     candidates,
@@ -31,7 +32,8 @@ from .layouts import (
 )
 from .machine import PRESETS as MACHINES
 from .machine import Inputs, PlannerInputError, preset_sources
-from .strategies.base import POINT_TO_POINT, PRECISION
+from .sensitivity import sensitivity, with_layouts
+from .strategies.base import PRECISION
 from .strategies.tensor import STRATEGIES, TransformerStrategy
 from .transformer import (
     CUSTOM,
@@ -50,7 +52,9 @@ DAY = 86400.0
 TOLERANCE = 0.02
 RANKING_NOTE = (
     "Each strategy is the fastest layout of its family that fits in memory; the layouts table "
-    "ranks every factorisation P = dp × tp × pp. Communication is not overlapped with compute "
+    "ranks every factorisation P = dp × tp × pp. The data-parallel gradient exchange runs in "
+    "buckets during the last micro-batch's backward pass (overlap=false: after it) and only what "
+    "outlasts it counts; tensor, pipeline and expert communication is not overlapped "
     "(pessimistic); compute runs at peak × efficiency."
 )
 
@@ -106,6 +110,7 @@ def plan(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
         "single_node_time": single,
         "ranking_note": RANKING_NOTE,
         "strategies": _ranked(strategies),
+        "sensitivity": _sensitivity(strategies, search, inputs, formulas),
         "layouts": layouts_document(search, inputs),
         "sweep": None,
     }
@@ -155,6 +160,7 @@ def _strategy(
         "cost_models": [],
         "unconfirmed": [],
         "unconfirmed_numbers": None,
+        "unconfirmed_parts": None,
         "notes": [],
         "techniques": list(strategy.techniques),
         "demos": list(strategy.demos),
@@ -196,7 +202,8 @@ def describe(
         for part in ("weights", "gradients", "optimizer_state", "activations", "buffers", "total")
     }
     fits = bool(out["fits"])
-    derivations = _derivations(layouts, index, inputs, config, formulas)
+    parts = sources_at(part_sources(layouts, inputs, formulas), index)
+    derivations = _derivations(layouts, index, inputs, config, formulas, parts)
     sources = list({id(s): s for d in derivations for s in d.sources}.values())
     unconfirmed = [s.label for s in sources if s.status not in TRUSTED_STATUSES]
     step = float(out["step"])
@@ -218,9 +225,8 @@ def describe(
         "step_time": step,
         "compute_time": float(out["compute"]),
         "communication_time": float(out["communication"]),
-        # No overlap is modelled for transformers yet: all of it is exposed.
         "exposed_communication_time": float(out["communication"]),
-        "total_communication_time": float(out["communication"]),
+        "total_communication_time": float(out["total_communication"]),
         "idle_time": float(out["bubble"]),
         "memory_per_node": memory,
         "fits": fits,
@@ -233,11 +239,13 @@ def describe(
         "mfu": float(out["mfu"]),
         "layout": layout,
         "communication": {
-            part: float(out[part]) for part in ("tensor", "pipeline", "data", "expert")
+            part: float(out[part])
+            for part in ("tensor", "pipeline", "data", "data_total", "expert")
         },
         "cost_models": [s.reference() for s in sources],
         "unconfirmed": unconfirmed,
         "unconfirmed_numbers": {"unconfirmed": resting, "numbers": len(derivations)},
+        "unconfirmed_parts": _unconfirmed_parts(parts),
         "notes": [
             f"Layout dp = {layout['dp']}, tp = {layout['tp']}, pp = {layout['pp']} "
             f"({layout['schedule']}, {layout['micro_batches']} micro-batches of "
@@ -254,12 +262,11 @@ def _time_to_train(inputs: Inputs, tokens_per_second: float) -> float | None:
     return inputs.tokens / tokens_per_second if inputs.tokens else None
 
 
-def _derivations(layouts, index, inputs, config, formulas) -> list[Derivation]:
+def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Derivation]:
     out = {name: values[index] for name, values in layouts.out.items()}
     row = layouts.row(index)
-    tp, pp, dp, v = row["tp"], row["pp"], row["dp"], row["chunks"]
+    tp, pp, v = row["tp"], row["pp"], row["chunks"]
     b, m = inputs.micro_batch_size, float(out["micro_batches"])
-    flops = formulas["transformer.flops"]
     derivations = [
         Derivation(
             "compute time",
@@ -268,7 +275,7 @@ def _derivations(layouts, index, inputs, config, formulas) -> list[Derivation]:
             "training FLOPs / (P · peak · efficiency)",
             f"{number_text(out['hardware_flops'])} / ({inputs.P} · {number_text(inputs.flops)} · "
             f"{number_text(inputs.efficiency)})",
-            [flops],
+            parts["compute"],
             note=f"Recomputation {inputs.recompute}.",
         ),
         Derivation(
@@ -277,7 +284,7 @@ def _derivations(layouts, index, inputs, config, formulas) -> list[Derivation]:
             "s",
             "compute · (p − 1)/(v·m)",
             f"p = {pp}, v = {v}, m = {number_text(m)}",
-            [formulas["pipeline.bubble_1f1b"]],
+            parts["bubble"],
         ),
         Derivation(
             "tensor-parallel communication",
@@ -285,9 +292,8 @@ def _derivations(layouts, index, inputs, config, formulas) -> list[Derivation]:
             "s",
             "layers per stage · m · allreduces per layer · ring allreduce(t, b·s·h)",
             f"t = {tp}, {number_text(config.layers / pp)} layers, m = {number_text(m)}, "
-            f"b·s·h = {number_text(b * config.seq_len * config.hidden)} values",
-            [formulas["tensor.values"], formulas["allreduce.ring"], PLACEMENT, NO_OVERLAP]
-            + ([formulas["sequence.values"]] if row["sequence_parallel"] else []),
+            f"b·s·h = {number_text(b * config.seq_len * config.hidden)} values; intra-node link",
+            parts["tensor"],
         ),
         Derivation(
             "pipeline communication",
@@ -295,36 +301,10 @@ def _derivations(layouts, index, inputs, config, formulas) -> list[Derivation]:
             "s",
             "2 · m · v · (L + b·s·h·b_a/(t if sequence parallel) · G)",
             f"p = {pp}, m = {number_text(m)}, v = {v}",
-            [POINT_TO_POINT, PLACEMENT, NO_OVERLAP],
+            parts["pipeline"],
         ),
-        Derivation(
-            "data-parallel gradient allreduce",
-            float(out["data"]),
-            "s",
-            "ring allreduce(dp, parameters per device) (× 1.5 for ZeRO-3)",
-            f"dp = {dp}, {number_text(out['parameters_per_device'])} parameters per device",
-            [formulas["allreduce.ring"], PLACEMENT, NO_OVERLAP],
-        ),
-        Derivation(
-            "memory per device",
-            float(out["total"]),
-            "bytes",
-            "model states of the most loaded stage (ZeRO-sharded) + activations · in flight "
-            "+ buffers",
-            f"weights {number_text(out['weights'] / 1e9)} GB, gradients "
-            f"{number_text(out['gradients'] / 1e9)} GB, optimizer state "
-            f"{number_text(out['optimizer_state'] / 1e9)} GB, activations "
-            f"{number_text(out['activations'] / 1e9)} GB, buffers "
-            f"{number_text(out['buffers'] / 1e9)} GB",
-            [
-                MOST_LOADED_STAGE,
-                PRECISION,
-                IN_FLIGHT,
-                SIXTEEN_BIT,
-                _activation_role(inputs, row, formulas),
-            ],
-            note="Fits." if out["fits"] else "Does not fit.",
-        ),
+        *_data_derivations(out, row, inputs, parts["data"]),
+        _memory_derivation(out, inputs, row, formulas),
     ]
     if config.moe_layers:
         derivations.append(
@@ -334,10 +314,92 @@ def _derivations(layouts, index, inputs, config, formulas) -> list[Derivation]:
                 "s",
                 "MoE layers per stage · m · 4 all-to-alls of k·b·s·h/t values",
                 f"expert-parallel devices {int(out['expert_parallel'])}",
-                [formulas["expert.values"], formulas["expert.all_to_all"], NO_OVERLAP],
+                parts["expert"],
             )
         )
     return derivations
+
+
+def _data_derivations(out: dict, row: dict, inputs: Inputs, sources: list) -> list[Derivation]:
+    """The data-parallel gradient exchange: all of it, on which links, and what is exposed."""
+    dp, in_node = row["dp"], int(out["dp_in_node"])
+    if dp == 1:
+        where = "one replica: nothing to exchange"
+    elif out["hierarchical"]:
+        where = (
+            f"hierarchical: ring over the {in_node} members in a node (intra-node link), then "
+            f"over {math.ceil(dp / in_node)} nodes (the link between nodes)"
+        )
+    else:
+        where = "inside one node" if in_node == dp else "between nodes, one member per node"
+    total = Derivation(
+        "data-parallel gradient exchange (all of it)",
+        float(out["data_total"]),
+        "s",
+        "Σ buckets two-level ring allreduce(dp, bucket values) (× 1.5 for ZeRO-3)",
+        f"dp = {dp}, {number_text(out['parameters_per_device'])} parameters per device, "
+        f"{int(out['buckets'])} bucket(s) of up to {number_text(inputs.bucket_mb)} MB; {where}",
+        sources,
+    )
+    exposed = Derivation(
+        "data-parallel gradient exchange (exposed)",
+        float(out["data"]),
+        "s",
+        "end of the last bucket − end of the last micro-batch's backward pass"
+        if inputs.overlap
+        else "all of it (overlap=false)",
+        f"{number_text(float(out['data_total'] - out['data']))} s hidden behind the backward pass",
+        sources,
+    )
+    return [total, exposed]
+
+
+def _memory_derivation(out: dict, inputs: Inputs, row: dict, formulas: Formulas) -> Derivation:
+    return Derivation(
+        "memory per device",
+        float(out["total"]),
+        "bytes",
+        "model states of the most loaded stage (ZeRO-sharded) + activations · in flight + buffers",
+        f"weights {number_text(out['weights'] / 1e9)} GB, gradients "
+        f"{number_text(out['gradients'] / 1e9)} GB, optimizer state "
+        f"{number_text(out['optimizer_state'] / 1e9)} GB, activations "
+        f"{number_text(out['activations'] / 1e9)} GB, buffers "
+        f"{number_text(out['buffers'] / 1e9)} GB",
+        [
+            MOST_LOADED_STAGE,
+            PRECISION,
+            IN_FLIGHT,
+            SIXTEEN_BIT,
+            _activation_role(inputs, row, formulas),
+        ],
+        note="Fits." if out["fits"] else "Does not fit.",
+    )
+
+
+def _unconfirmed_parts(parts: dict[str, list]) -> dict[str, list[str]]:
+    """The strategy's step parts (sensitivity.py's compute, communication, idle) -> the labels of
+    the unconfirmed sources each rests on."""
+    grouped = {
+        "compute": parts["compute"],
+        "communication": [s for p in ("tensor", "pipeline", "data", "expert") for s in parts[p]],
+        "idle": parts["bubble"],
+    }
+    return {
+        part: sorted({s.label for s in sources if s.status not in TRUSTED_STATUSES})
+        for part, sources in grouped.items()
+    }
+
+
+def _sensitivity(strategies, search: Layouts, inputs: Inputs, formulas: Formulas) -> dict:
+    """Which unconfirmed terms change the best strategy, and the best layout of the search."""
+    uses = unconfirmed_uses(part_sources(search, inputs, formulas))
+    steps = {part: search.out[part] for part in STEP_ARRAYS}
+
+    def name(index: int) -> str:
+        row = search.row(index)
+        return f"dp {row['dp']} × tp {row['tp']} × pp {row['pp']}"
+
+    return with_layouts(sensitivity(strategies), steps, uses, search.out["fits"], name)
 
 
 def _activation_role(inputs: Inputs, row: dict, formulas: Formulas):
@@ -370,6 +432,7 @@ def layouts_document(search: Layouts, inputs: Inputs) -> dict[str, Any]:
                 "step_time": float(out["step"][index]) if out["valid"][index] else None,
                 "compute_time": float(out["compute"][index]),
                 "communication_time": float(out["communication"][index]),
+                "total_communication_time": float(out["total_communication"][index]),
                 "idle_time": float(out["bubble"][index]),
                 "memory_per_node": float(out["total"][index]),
                 "fits": bool(out["fits"][index]),
@@ -393,8 +456,8 @@ def layouts_document(search: Layouts, inputs: Inputs) -> dict[str, Any]:
         "shown": SHOWN_LAYOUTS,
         "losses": losses,
         "note": "Tensor parallelism stays inside a node; pipeline stages divide the layers; "
-        "sequence parallelism is on wherever tp > 1; the schedule is 1F1B (interleaved with "
-        "`chunks` > 1 where the stage's layers divide).",
+        "sequence parallelism is on wherever tp > 1; the schedule is 1F1B (interleaved when "
+        "chunks > 1 and the stage's layers divide by it).",
         "rows": rows,
     }
 

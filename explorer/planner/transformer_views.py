@@ -25,6 +25,12 @@ def _percent(value: float | None) -> str:
     return "—" if value is None else f"{value:.1%}"
 
 
+def _hidden(row: dict[str, Any]) -> str:
+    """All the communication, when part of it is hidden behind the backward pass ("" if none)."""
+    total, exposed = row.get("total_communication_time"), row["communication_time"]
+    return number(total, "s") if total is not None and total > exposed else ""
+
+
 def shown_extra(row: dict[str, Any]) -> dict[str, str]:
     memory = row["memory_per_node"]
     total = memory["total"] if isinstance(memory, dict) else memory
@@ -32,6 +38,7 @@ def shown_extra(row: dict[str, Any]) -> dict[str, str]:
         "step_time": number(row["step_time"], "s"),
         "compute_time": number(row["compute_time"], "s"),
         "communication_time": number(row["communication_time"], "s"),
+        "total_communication_time": _hidden(row),
         "idle_time": number(row["idle_time"], "s"),
         "memory": "—" if total is None else number(total / 1e9, "GB"),
         "mfu": _percent(row.get("mfu")),

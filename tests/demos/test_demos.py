@@ -10,6 +10,7 @@ SLUGS = [
     "fc-gemm",
     "data-parallel",
     "model-parallel",
+    "tensor-parallel",
     "pipeline-bubble",
     "hybrid-one-weird-trick",
     "large-minibatch",
@@ -27,7 +28,7 @@ TECHNIQUES = {
     "large-minibatch", "synchronous-sgd", "stale-synchronous-sgd", "asynchronous-sgd",
     "allreduce-tree", "allreduce-butterfly", "allreduce-ring", "allreduce-rabenseifner",
     "parameter-server", "gossip-averaging", "gradient-quantization", "gradient-sparsification",
-    "model-averaging", "architecture-search-evolution",
+    "model-averaging", "architecture-search-evolution", "tensor-parallelism",
 }  # fmt: skip
 
 
@@ -95,6 +96,9 @@ def test_it_holds_every_stated_agreement_with_defaults(slug):
         ("data-parallel", {"P": 3, "B": 7, "d": 10, "model": "least-squares", "lr": 0.1}),
         ("data-parallel", {"P": 8, "B": 5, "d": 3}),  # idle workers, empty chunks
         ("model-parallel", {"P": 5, "layers": 3, "width": 7, "N": 3}),  # P > layers, uneven
+        ("tensor-parallel", {"t": 3, "s": 5, "b": 1}),  # chunks of b·s·h/3
+        ("tensor-parallel", {"t": 8, "heads_per_device": 2, "head_dim": 2, "layers": 1}),
+        ("tensor-parallel", {"t": 1}),  # one device: no allreduce at all
         ("pipeline-bubble", {"P": 7, "M": 3, "backward_cost": 0}),
         ("pipeline-bubble", {"P": 64, "M": 1, "backward_cost": 1.5}),
         ("pipeline-bubble", {"P": 1, "M": 5}),

@@ -33,6 +33,11 @@ PAGES = [
     "/snowball/",
     "/demos/",
     "/demos/pipeline-bubble/",
+    "/categories/after-net-tensor/",
+    "/categories/after-net-sequence/",
+    "/categories/after-net-expert/",
+    "/demos/tensor-parallel/",
+    "/planner/?network=gpt3-175b&machine=a100-cluster",
     "/sources/",
     "/numbers/",
     "/data-quality/",
@@ -126,6 +131,21 @@ def test_it_typesets_formulas_as_mathematics(sized, live_survey):
     for path in ("/techniques/", "/works/gibiansky2017bringing/", "/costs/"):
         page.goto(f"{live_survey.url}{path}")
         expect(page.locator(".formula math").first).to_be_attached()
+
+
+def test_the_tensor_parallelism_hub_shows_its_formulas_plot_demo_and_planner(sized, live_survey):
+    page, size = sized
+    page.goto(f"{live_survey.url}/categories/after-net-tensor/")
+    technique = page.locator("#technique-tensor-parallelism")
+    expect(technique.locator(".formula math").first).to_be_visible()
+    plot = page.locator("#plot-tensor-parallelism-communication")
+    expect(plot.locator("svg.cost-plot polyline")).to_have_count(1)
+    expect(plot.locator("table.cost-table tbody tr")).to_have_count(1)
+    expect(page.locator("#demos").locator("..")).to_contain_text("Tensor parallelism")
+    shoot(page, "hub-tensor", size)
+    technique.get_by_role("link", name=re.compile("plan GPT-3 175B")).click()
+    expect(page).to_have_url(re.compile(r"/planner/\?network=gpt3-175b&machine=a100-cluster"))
+    expect(page.locator("#layout-table tr[data-layout]").first).to_be_visible()
 
 
 def test_it_folds_the_menu_and_the_filters_on_a_phone(sized, live_survey):

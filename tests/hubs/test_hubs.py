@@ -116,6 +116,7 @@ def test_it_answers_a_hub_as_one_json_document(client):
             # N*C at N=32, C=3; log2(C) at C=4: each formula at its own declared defaults
             {"label": "Fully connected, forward", "work": 96.0, "depth": 2.0, "confirmed": False}
         ],
+        "cost_plots": [],  # the survey's techniques are drawn as work against depth
         "demos": [
             {
                 "slug": "fc-gemm",
@@ -295,3 +296,31 @@ def test_a_hub_shows_a_curators_edit_at_once(client):
     document = client.get("/api/categories/ops-fc/?format=json").json()
     assert "FC work" not in page and "log2(C) + 1" in page
     assert ["FC depth"] == [m["label"] for t in document["techniques"] for m in t["cost_models"]]
+
+
+@pytest.mark.parametrize(
+    ("slug", "technique", "plots", "planner"),
+    [
+        ("after-net-tensor", "tensor-parallelism", 1, "network=gpt3-175b&amp;machine=a100-cluster"),
+        ("after-net-sequence", "sequence-parallelism", 2, "network=gpt3-175b&amp;machine=a100"),
+        ("after-net-expert", "expert-parallelism", 2, "network=deepspeed-moe-52b&amp;machine"),
+    ],
+)
+def test_the_hubs_after_the_survey_show_formulas_plots_and_the_planner(
+    client, survey, slug, technique, plots, planner
+):
+    html = client.get(f"/categories/{slug}/").content.decode()
+    assert f'id="technique-{technique}"' in html
+    assert html.count('class="wd-plot cost-plot"') == plots
+    assert f"/planner/?{planner}" in html
+    document = client.get(f"/api/categories/{slug}/").json()
+    assert len(document["cost_plots"]) == plots
+    for plot in document["cost_plots"]:
+        assert plot["technique"] == technique and len(plot["xs"]) >= 2
+        assert all(len(curve["values"]) == len(plot["xs"]) for curve in plot["curves"])
+    if technique == "tensor-parallelism":
+        assert 'href="/demos/tensor-parallel/"' in html
+        (plot,) = document["cost_plots"]
+        # 4·b·s·h at b = 1, s = 2048 against h: the catalogue's defaults.
+        assert plot["variable"] == "h"
+        assert plot["curves"][0]["values"] == [4 * 2048 * h for h in plot["xs"]]

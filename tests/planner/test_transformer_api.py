@@ -5,6 +5,38 @@ import pytest
 from explorer.planner.machine import PRESETS as MACHINES
 from explorer.planner.transformer import PRESETS
 
+STRATEGY_KEYS = {
+    "slug",
+    "name",
+    "rank",
+    "applicable",
+    "step_time",
+    "compute_time",
+    "communication_time",
+    "exposed_communication_time",
+    "total_communication_time",
+    "idle_time",
+    "memory_per_node",
+    "fits",
+    "reason",
+    "speedup",
+    "efficiency",
+    "time_to_train",
+    "tokens_per_second",
+    "achieved_flops_per_device",
+    "mfu",
+    "layout",
+    "communication",
+    "cost_models",
+    "unconfirmed",
+    "unconfirmed_numbers",
+    "unconfirmed_parts",
+    "notes",
+    "techniques",
+    "demos",
+    "derivations",
+    "links",
+}
 GPT3 = "/api/planner/?network=gpt3-175b&machine=a100-cluster&P=1024&efficiency=0.5"
 
 
@@ -19,6 +51,7 @@ def test_it_answers_the_documented_json_shape_for_a_transformer(client, survey):
         "single_node_time",
         "ranking_note",
         "strategies",
+        "sensitivity",
         "layouts",
         "sweep",
         "page_url",
@@ -53,6 +86,23 @@ def test_it_answers_the_documented_json_shape_for_a_transformer(client, survey):
     }
     best = document["strategies"][0]
     assert best["slug"] == "3d" and best["rank"] == 1 and best["fits"]
+    assert set(best) == STRATEGY_KEYS
+    assert set(best["communication"]) == {"tensor", "pipeline", "data", "data_total", "expert"}
+    # The gradient exchange is overlapped with the last micro-batch's backward pass.
+    assert best["exposed_communication_time"] == best["communication_time"]
+    assert best["communication_time"] < best["total_communication_time"]
+    assert best["total_communication_time"] - best["communication_time"] == pytest.approx(
+        best["communication"]["data_total"] - best["communication"]["data"]
+    )
+    assert set(best["unconfirmed_parts"]) == {"compute", "communication", "idle"}
+    sensitivity = document["sensitivity"]
+    assert set(sensitivity) == {"best", "best_layout", "factors", "terms", "note"}
+    assert sensitivity["best"] == "3d"
+    layout = best["layout"]
+    assert (
+        sensitivity["best_layout"] == f"dp {layout['dp']} × tp {layout['tp']} × pp {layout['pp']}"
+    )
+    assert sensitivity["factors"] == [2.0, 0.5]
     assert set(best["memory_per_node"]) == {
         "weights",
         "gradients",
@@ -75,6 +125,9 @@ def test_it_answers_the_documented_json_shape_for_a_transformer(client, survey):
         k: layouts["rows"][0][k] for k in ("tp", "pp", "dp")
     }
     assert layouts["evaluated"] == len(layouts["rows"])
+    assert (
+        layouts["rows"][0]["total_communication_time"] >= layouts["rows"][0]["communication_time"]
+    )
     statuses = {m["label"]: m["status"] for m in best["cost_models"]}
     assert statuses["Transformer training FLOPs per step (generalised)"] == "derived"
     assert all(m["id"] for m in best["cost_models"] if m["technique"])
@@ -136,6 +189,7 @@ def test_the_page_shows_the_layouts_and_days(client, survey):
     page = response.content.decode()
     assert 'id="layout-table"' in page
     assert "days" in page
+    assert 'id="sensitivity-table"' in page and "Best layout if ×2" in page
     assert "Megatron-LM 2021&#x27;s largest GPT" in page or "Megatron-LM 2021's largest" in page
 
 
