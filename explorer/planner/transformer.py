@@ -25,7 +25,12 @@ MEGATRON_README = (
     "largest model)"
 )
 GPT3_PAGE = "https://labindex.ai/outputs/openai/gpt-3"
-BERT_PAGE = "https://zhcnt1.ilovetranslation.com/AuDWw1KZb5Z=d"
+# The authors' repository: "BERT-Large, Uncased: 24-layer, 1024-hidden, 16-heads, 340M
+# parameters", released models "trained with sequence lengths up to 512".
+BERT_PAGE = (
+    "https://github.com/google-research/bert/blob/04f9e5d15d85f85a8deff9f53442b8a54abab5ea/"
+    "README.md"
+)
 GPT2_PAGE = (
     "http://www.renenyffenegger.ch/notes/development/Artificial-intelligence/language-model/"
     "LLM/GPT/2"
@@ -132,7 +137,7 @@ PRESETS: dict[str, Preset] = {
                 "layers": BERT_PAGE,
                 "hidden": BERT_PAGE,
                 "heads": BERT_PAGE,
-                "seq_len": _unconfirmed("512 positions, BERT's released configuration"),
+                "seq_len": BERT_PAGE + " (sequence lengths up to 512)",
                 "vocab": _unconfirmed("30,522 WordPiece tokens, BERT's released vocabulary"),
             },
             defaults={"batch": 256, "micro_batch_size": 8, **MIXED_ADAM},
