@@ -41,7 +41,12 @@ LLAMA2_TABLE = (
     "https://arxiv.org/abs/2307.09288 (the Llama 2 paper, Table 1; its text read at "
     "http://proyectodescartes.org/iCartesiLibri/materiales_didacticos/IA2024/docs/llama2/6.html)"
 )
-LLAMA2_7B_SHAPES = "https://github.com/Retruth/deontic/blob/main/nlp_models/llama2/README.md"
+# Hugging Face's LlamaConfig, documented against the meta-llama/Llama-2-7b-hf checkpoint: its
+# defaults are that model's shape (vocabulary 32,000, hidden 4096, MLP 11,008, 32 layers, 32 heads).
+LLAMA2_7B_SHAPES = (
+    "https://github.com/huggingface/transformers/blob/008e574391258935f3ecc3035c882e73bbcac419/"
+    "src/transformers/models/llama/configuration_llama.py"
+)
 DEEPSPEED_MOE = (
     "https://github.com/microsoft/DeepSpeed/blob/master/docs/_posts/2021-12-09-deepspeed-moe-nlg.md"
 )
