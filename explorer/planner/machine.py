@@ -420,6 +420,29 @@ def preset_sources(preset: MachinePreset) -> dict[str, str]:
     return {name: preset.sources.get(name, EXAMPLE) for name in preset.values}
 
 
+def machine_document(inputs: Inputs) -> dict[str, Any]:
+    """The machine as a plan's document shows it: the preset with its sources and every value
+    the plan used, in SI units."""
+    preset = PRESETS[inputs.machine]
+    return {
+        "preset": preset.slug,
+        "name": preset.name,
+        "sources": preset_sources(preset),
+        "P": inputs.P,
+        "flops": inputs.flops,
+        "memory_bytes": inputs.memory,
+        "L": inputs.latency,
+        "G": inputs.G,
+        "gamma": inputs.gamma,
+        "bytes_per_value": inputs.sizes.as_dict(),
+        "efficiency": inputs.efficiency,
+        "achieved_flops": inputs.achieved_flops,
+        "devices_per_node": inputs.devices_per_node,
+        "intra_L": inputs.intra_latency,
+        "intra_G": inputs.intra_G,
+    }
+
+
 def parse(
     query: dict[str, Any],
     networks: set[str],

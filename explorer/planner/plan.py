@@ -8,7 +8,7 @@ from typing import Any
 
 from . import transformer_plan
 from .formulas import Formulas, check_complete
-from .machine import PRESETS, Inputs, PlannerInputError, preset_sources
+from .machine import Inputs, PlannerInputError, machine_document
 from .networks import TOLERANCE, networks, paper_comparison, totals
 from .sensitivity import sensitivity
 from .strategies import Context, all_outcomes, describe, prime_exchanges
@@ -134,26 +134,9 @@ def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> dict[st
     ctx.prime(batches_needed(inputs, sweep_points(inputs) if with_sweep else []))
     strategies, single = strategies_at(inputs, formulas, ctx)
     strategies = ranked(strategies)
-    preset = PRESETS[inputs.machine]
     return {
         "inputs": inputs.query(),
-        "machine": {
-            "preset": preset.slug,
-            "name": preset.name,
-            "sources": preset_sources(preset),
-            "P": inputs.P,
-            "flops": inputs.flops,
-            "memory_bytes": inputs.memory,
-            "L": inputs.latency,
-            "G": inputs.G,
-            "gamma": inputs.gamma,
-            "bytes_per_value": inputs.sizes.as_dict(),
-            "efficiency": inputs.efficiency,
-            "achieved_flops": inputs.achieved_flops,
-            "devices_per_node": inputs.devices_per_node,
-            "intra_L": inputs.intra_latency,
-            "intra_G": inputs.intra_G,
-        },
+        "machine": machine_document(inputs),
         "network": network_document(inputs, formulas, ctx),
         "single_node_time": single,
         "ranking_note": RANKING_NOTE,

@@ -30,8 +30,7 @@ from .layouts import (
     evaluate_layouts,
     factorisations,
 )
-from .machine import PRESETS as MACHINES
-from .machine import Inputs, PlannerInputError, preset_sources
+from .machine import Inputs, PlannerInputError, machine_document
 from .sensitivity import sensitivity, with_layouts
 from .strategies.base import PRECISION
 from .strategies.tensor import STRATEGIES, TransformerStrategy
@@ -86,26 +85,9 @@ def plan(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
         if strategy["applicable"] and strategy["step_time"]:
             strategy["speedup"] = single / strategy["step_time"]
             strategy["efficiency"] = strategy["speedup"] / inputs.P
-    preset = MACHINES[inputs.machine]
     return {
         "inputs": inputs.query(),
-        "machine": {
-            "preset": preset.slug,
-            "name": preset.name,
-            "sources": preset_sources(preset),
-            "P": inputs.P,
-            "flops": inputs.flops,
-            "memory_bytes": inputs.memory,
-            "L": inputs.latency,
-            "G": inputs.G,
-            "gamma": inputs.gamma,
-            "bytes_per_value": inputs.sizes.as_dict(),
-            "efficiency": inputs.efficiency,
-            "achieved_flops": inputs.achieved_flops,
-            "devices_per_node": inputs.devices_per_node,
-            "intra_L": inputs.intra_latency,
-            "intra_G": inputs.intra_G,
-        },
+        "machine": machine_document(inputs),
         "network": network,
         "single_node_time": single,
         "ranking_note": RANKING_NOTE,

@@ -133,21 +133,19 @@ def predict(result: dict, formulas: Any, networks: set[str]) -> dict[str, Any]:
         "ratio": predicted / measured,
         "fits": strategy["fits"],
         "quantity": "time to train",
-        "inputs": {
-            "P": inputs.P,
-            "batch": inputs.batch,
-            "flops": inputs.flops,
-            "memory_gb": inputs.memory_gb,
-            "latency_us": inputs.latency_us,
-            "bandwidth_gbs": inputs.bandwidth_gbs,
-            "gamma": inputs.gamma,
-        },
+        "inputs": _shown(inputs),
         "assumptions": (
             f"per-node throughput = the peak of a {device} and the link's "
             f"bandwidth and latency ({link}): {ASSUMED}; "
             f"{steps} steps = epochs x {images} images / batch"
         ),
     }
+
+
+def _shown(inputs: Inputs) -> dict[str, Any]:
+    """The planner inputs a prediction states (the machine values it assumed)."""
+    names = ("P", "batch", "flops", "memory_gb", "latency_us", "bandwidth_gbs", "gamma")
+    return {name: getattr(inputs, name) for name in names}
 
 
 def _measured_flops_per_device(result: dict) -> tuple[float, str] | None:
@@ -224,16 +222,7 @@ def _predict_throughput(result: dict, formulas: Any) -> dict[str, Any]:
         "quantity": "FLOP/s per device",
         "predicted_flops_per_device": predicted_flops,
         "measured_flops_per_device": measured_flops,
-        "inputs": {
-            "P": inputs.P,
-            "batch": inputs.batch,
-            "flops": inputs.flops,
-            "memory_gb": inputs.memory_gb,
-            "latency_us": inputs.latency_us,
-            "bandwidth_gbs": inputs.bandwidth_gbs,
-            "gamma": inputs.gamma,
-            "layout": {"dp": inputs.dp, "tp": inputs.tp, "pp": inputs.pp},
-        },
+        "inputs": _shown(inputs) | {"layout": {"dp": inputs.dp, "tp": inputs.tp, "pp": inputs.pp}},
         "assumptions": (
             f"the planner's {preset.slug} machine preset (its sources on /planner/), at the "
             "device's peak; the paper's layout pinned, its precision, Adam, full activation "
