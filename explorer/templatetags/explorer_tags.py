@@ -102,6 +102,78 @@ def json_script(value, element_id: str | None = None) -> SafeString:
     return format_html('<script type="application/json">{}</script>', mark_safe(text))
 
 
+# Technique or demo slug -> (the planner's query and fragment, the link's words): the planner
+# prefilled for what a technique is about; no link for the others. A dict rather than an {% if %}
+# chain in an include: /techniques/ asks 33 times, and the chain cost a tenth of the page.
+PLANNER_LINKS = {
+    **dict.fromkeys(
+        ["data-parallelism", "data-parallel"],
+        ("network=resnet-50&P=16#strategies", "plan data parallelism for a whole network"),
+    ),
+    **dict.fromkeys(
+        [
+            "allreduce",
+            "allreduce-tree",
+            "allreduce-butterfly",
+            "allreduce-ring",
+            "allreduce-rabenseifner",
+            "parameter-server",
+            "allreduce-vs-ps",
+        ],
+        (
+            "network=resnet-50&P=64&sweep_max=1024#sweep",
+            "compare the exchanges for a whole network",
+        ),
+    ),
+    **dict.fromkeys(
+        ["model-parallelism", "model-parallel"],
+        ("network=vgg-16&P=4#strategies", "plan a layer split of a whole network"),
+    ),
+    **dict.fromkeys(
+        ["pipelining", "pipeline-bubble"],
+        ("network=vgg-16&P=4&micro_batches=16#strategies", "plan a pipeline for a whole network"),
+    ),
+    **dict.fromkeys(
+        ["hybrid-parallelism", "hybrid-one-weird-trick"],
+        ("network=alexnet&P=8&batch=1024#strategies", "plan the hybrid for AlexNet"),
+    ),
+    "gradient-quantization": ("network=resnet-50&P=64&bits=8#strategies", "plan with 8-bit gradients"),
+    "gradient-sparsification": (
+        "network=resnet-50&P=64&density=0.01#strategies",
+        "plan with 1 % of the gradient sent",
+    ),
+    **dict.fromkeys(
+        ["tensor-parallelism", "tensor-parallel"],
+        (
+            "network=gpt3-175b&machine=a100-cluster#layouts",
+            "plan GPT-3 175B's data × tensor × pipeline layouts on A100s",
+        ),
+    ),
+    "sequence-parallelism": (
+        "network=gpt3-175b&machine=a100-cluster#strategies",
+        "compare tensor parallelism with and without sequence parallelism for GPT-3 175B",
+    ),
+    "expert-parallelism": (
+        "network=deepspeed-moe-52b&machine=a100-cluster#strategies",
+        "plan expert parallelism for a mixture-of-experts model",
+    ),
+    "transformer-compute": (
+        "network=gpt3-175b&machine=a100-cluster#network",
+        "count GPT-3 175B's FLOPs beside its paper",
+    ),
+}
+
+
+@register.simple_tag
+def planner_link(slug: str) -> str:
+    """A link to the planner prefilled for a technique or demo `slug`; "" for the others."""
+    if slug not in PLANNER_LINKS:
+        return ""
+    query, words = PLANNER_LINKS[slug]
+    href = f"{reverse('planner:planner')}?{query}"
+    return format_html('<a class="planner-link" href="{}">{}</a>', href, words)
+
+
 @register.filter
 def work_url(key: str) -> str:
     """The page of the work with this BibTeX key ({% url 'works:work-detail' key %}, without a
