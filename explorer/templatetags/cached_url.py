@@ -30,6 +30,13 @@ def cached_reverse(
     )
 
 
+def reverse_cached(view_name: str, *args: str | int) -> str:
+    """reverse() with positional arguments, kept for the process like {% url %} (for tags that
+    write many links)."""
+    urlconf = get_urlconf() or settings.ROOT_URLCONF
+    return cached_reverse(view_name, args, (), None, get_script_prefix(), urlconf)
+
+
 class CachedURLNode(defaulttags.URLNode):
     def render(self, context):
         args = tuple(arg.resolve(context) for arg in self.args)

@@ -1,3 +1,4 @@
+import functools
 import json
 import re
 from urllib.parse import urlencode
@@ -14,6 +15,7 @@ from catalogue.constants import ENTRY_TYPE_WORDS
 from catalogue.costs import FormulaError
 from catalogue.mathml import formula_mathml
 from catalogue.models import Work
+from explorer.templatetags.cached_url import reverse_cached
 from explorer.web.links import PLACEHOLDER, path_template
 
 register = template.Library()
@@ -170,7 +172,7 @@ def planner_link(slug: str) -> str:
     if slug not in PLANNER_LINKS:
         return ""
     query, words = PLANNER_LINKS[slug]
-    href = f"{reverse('planner:planner')}?{query}"
+    href = f"{reverse_cached('planner:planner')}?{query}"
     return format_html('<a class="planner-link" href="{}">{}</a>', href, words)
 
 
@@ -210,8 +212,10 @@ SOURCE_TITLES = {
 
 
 @register.filter
+@functools.lru_cache(maxsize=4096)
 def reader_wording(text: str) -> str:
-    """A note as the data writes it, in the reader's words (plain text, no links)."""
+    """A note as the data writes it, in the reader's words (plain text, no links). Kept per
+    text: a page words the same notes again and again (the techniques page ~150 times)."""
     for pattern, replacement in NOTE_WORDING:
         text = pattern.sub(replacement, text)
     return text
@@ -221,8 +225,12 @@ def reader_wording(text: str) -> str:
 def reader_note(text: str) -> SafeString:
     """A note in the reader's words, as HTML: each source key (S1, S2...) and the facts record
     link to their explanation on /sources/."""
-    html = str(escape(reader_wording(text or "")))
-    sources = reverse("works:sources")
+    return _reader_note(text or "", reverse_cached("works:sources"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _reader_note(text: str, sources: str) -> SafeString:
+    html = str(escape(reader_wording(text)))
 
     def link(match: re.Match) -> str:
         number = match.group(1)
@@ -270,3 +278,61 @@ def si(value) -> str:
         if abs(number) >= scale:
             return f"{number / scale:.3g} {prefix}"
     return f"{number:.3g} "
+
+
+@register.simple_tag
+def work_row(work) -> SafeString:
+    """A work as the lists show it (works page, author page, home page): its reference, title
+    (with the search's highlights), authors, year, venue and COinS. Written here rather than in an
+    included template: a page lists up to 50, and the include was half of the works page."""
+    after = work.is_after_survey
+    if work.survey_ref:
+        ref = format_html('<span class="ref">[{}]</span>', work.survey_ref)
+    elif after:
+        ref = mark_safe('<span class="ref era era-after" title="after the survey">after</span>')
+    else:
+        ref = mark_safe('<span class="ref">survey</span>')
+    match = getattr(work, "match", None) or {}
+    venue = format_html(" · {}", bib(work.venue)) if work.venue else ""
+    context = match.get("context")
+    matched = format_html('<span class="matched">matched in: {}</span>', context) if context else ""
+    return format_html(
+        '<li class="work{}">\n  {}\n  <a href="{}">{}</a>\n'
+        '  <span class="meta">{} · {}{}</span>\n  {}\n'
+        '  <span class="Z3988" title="{}"></span>\n</li>\n',
+        " after-survey" if after else "",
+        ref,
+        work.get_absolute_url(),
+        match.get("title") or bib(work.title),
+        bib(work.author_line) or "authors unknown",
+        work.year or "year unknown",
+        venue,
+        matched,
+        coins(work),
+    )
+
+
+@register.simple_tag
+def cost_model_row(model) -> SafeString:
+    """A cost model as a row of the techniques page's table: label, typeset formula, status
+    (flagged unless confirmed, explained where derived or doubtful), section and a link to
+    evaluate it. In Python rather than the template, and with f-strings rather than format_html:
+    the page has ~90 rows, and the template engine's per-variable cost was most of the page."""
+    asymptotic = " <small>(O(...) leading term)</small>" if model.asymptotic else ""
+    unit = f" <small>{escape(model.unit)}</small>" if model.unit else ""
+    flag = "" if model.status == "confirmed" else ' <span class="flag">not confirmed</span>'
+    explained = ""
+    if model.status in ("derived", "doubtful"):
+        explained = f'<br><small class="status-note">{reader_note(model.status_note)}</small>'
+    status = (
+        f'<span class="status status-{escape(model.status)}" '
+        f'title="{escape(reader_wording(model.status_note))}">'
+        f"{escape(model.get_status_display())}</span>"
+    )
+    evaluate = reverse_cached("costs:api-cost-model-evaluate", model.pk)
+    return mark_safe(  # noqa: S308 - every value above is escaped or our own markup
+        f"<tr>\n        <td>{escape(model.label)}{asymptotic}</td>\n"
+        f"        <td>{formula(model.formula)}{unit}</td>\n"
+        f"        <td>{status}{flag}{explained}</td>\n"
+        f'        <td>§{escape(model.section)} <a href="{evaluate}">evaluate</a></td>\n      </tr>'
+    )
