@@ -5,7 +5,7 @@ from urllib.parse import urlencode
 
 from django import template
 from django.core.serializers.json import DjangoJSONEncoder
-from django.urls import get_script_prefix, reverse
+from django.urls import get_script_prefix
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -139,7 +139,10 @@ PLANNER_LINKS = {
         ["hybrid-parallelism", "hybrid-one-weird-trick"],
         ("network=alexnet&P=8&batch=1024#strategies", "plan the hybrid for AlexNet"),
     ),
-    "gradient-quantization": ("network=resnet-50&P=64&bits=8#strategies", "plan with 8-bit gradients"),
+    "gradient-quantization": (
+        "network=resnet-50&P=64&bits=8#strategies",
+        "plan with 8-bit gradients",
+    ),
     "gradient-sparsification": (
         "network=resnet-50&P=64&density=0.01#strategies",
         "plan with 1 % of the gradient sent",
