@@ -143,6 +143,14 @@ class Author(models.Model):
         return reverse("works:author-detail", args=[self.pk])
 
 
+def edge_columns(other: str) -> list[str]:
+    """The columns a citation shown on a work's page or document needs: the edge's evidence and
+    the other work's key, title and era (`other`: "cited" or "citing"), not the other work's
+    whole row: a work lists up to CITATIONS_SHOWN edges each way."""
+    edge = ["citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
+    return [*edge, *(f"{other}__{name}" for name in ("key", "title", "era"))]
+
+
 @functools.cache
 def _work_path(script_prefix: str) -> tuple[str, str]:
     """A work page's path around its key (reverse() of the URL name, once per script prefix)."""
@@ -607,15 +615,13 @@ class Work(Curated):
     # indexes (a sliced prefetch would number every edge with a window function first).
     @cached_property
     def cites_shown(self) -> list[Citation]:
-        return list(
-            Citation.objects.filter(citing=self).select_related("cited")[: settings.CITATIONS_SHOWN]
-        )
+        edges = Citation.objects.filter(citing=self).select_related("cited")
+        return list(edges.only(*edge_columns("cited"))[: settings.CITATIONS_SHOWN])
 
     @cached_property
     def cited_by_shown(self) -> list[Citation]:
-        return list(
-            Citation.objects.filter(cited=self).select_related("citing")[: settings.CITATIONS_SHOWN]
-        )
+        edges = Citation.objects.filter(cited=self).select_related("citing")
+        return list(edges.only(*edge_columns("citing"))[: settings.CITATIONS_SHOWN])
 
     @cached_property
     def citation_totals(self) -> tuple[int, int]:
