@@ -180,6 +180,11 @@ def _given(query, name: str) -> str:
 # /techniques/ ---------------------------------------------------------------------------------
 
 
+# What the techniques page shows of a cost model (its variables and curation record are JSON,
+# decoded for each of ~90 models if read).
+SHOWN = ("technique", "label", "formula", "unit", "asymptotic", "section", "status", "status_note")
+
+
 @cached_for_anonymous
 def technique_list(request):
     """Techniques grouped by top-level category; five queries whatever the catalogue's size."""
@@ -187,7 +192,7 @@ def technique_list(request):
     root_code = Category.objects.root_codes()
     techniques = list(
         Technique.objects.select_related("category").prefetch_related(
-            Prefetch("cost_models", queryset=CostModel.objects.order_by("order", "pk"))
+            Prefetch("cost_models", queryset=CostModel.objects.order_by("order", "pk").only(*SHOWN))
         )
     )
     works = _works_by_technique() if techniques else {}

@@ -14,7 +14,7 @@ from catalogue.bibtex import display_text
 from catalogue.constants import ENTRY_TYPE_WORDS
 from catalogue.costs import FormulaError
 from catalogue.mathml import formula_mathml
-from catalogue.models import Work
+from catalogue.models import FormulaStatus, Work
 from explorer.templatetags.cached_url import reverse_cached
 from explorer.web.links import PLACEHOLDER, path_template
 
@@ -335,7 +335,7 @@ def cost_model_row(model) -> SafeString:
     status = (
         f'<span class="status status-{escape(model.status)}" '
         f'title="{escape(reader_wording(model.status_note))}">'
-        f"{escape(model.get_status_display())}</span>"
+        f"{escape(FormulaStatus(model.status).label)}</span>"
     )
     evaluate = reverse_cached("costs:api-cost-model-evaluate", model.pk)
     return mark_safe(  # noqa: S308 - every value above is escaped or our own markup
