@@ -73,6 +73,10 @@ class CountInPagePagination(WorkPagination):
             return Paginator(object_list, per_page)
         return counted_paginator(object_list, per_page, self.known_count)
 
+    def paginate_rows(self, rows, request, view=None):
+        """A page of a sequence of rows that is not a queryset (sliceable; `known_count` set)."""
+        return super().paginate_queryset(rows, request, view)
+
     def paginate_queryset(self, queryset, request, view=None):
         if "-relevance" not in queryset.query.order_by:
             # Not a search: the page stops early along the order's index, where a window would
