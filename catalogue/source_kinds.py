@@ -1,6 +1,8 @@
 """What kind of page a field was read on, from its address: the data-quality and sources pages
-count the fields each kind gave. The table is ours (a host -> kind list, by suffix); an address
-no entry names is "other page" (document mirrors, blogs, summaries)."""
+count the fields each kind gave, and a work's page says when an identifier of it was read on a
+secondary source. The table is ours (a host -> kind list, by suffix, or a host and path prefix
+for one repository's files); an address no entry names is "other page" (document mirrors, blogs,
+summaries)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,22 @@ from urllib.parse import urlsplit
 
 SEED = "the survey's reference list"
 OTHER = "other page (document mirror, blog, summary)"
+SECONDARY = "secondary source (a third party citing the work: reading list, notes, docs, code)"
 KINDS = {
+    # First: these repositories are third parties that cite a work (not its authors' project, not
+    # an index of it); an identifier read in their files is secondary evidence. Kept in step with
+    # the fields fixtures/build/sources/identifiers.json marks `secondary` (a test holds them).
+    SECONDARY: (
+        "github.com/hiroyuki-kasai/SGDLibrary",
+        "github.com/FluxML/Flux.jl",
+        "github.com/urwithajit9/30DaysOfFLCode",
+        "github.com/parmes/solfec-2.0",
+        "github.com/tgquintela/temporal_tasks",
+        "github.com/tttor/math-foundation",
+        "github.com/apache/mxnet-site",
+        "github.com/ljk628/ML-Systems",
+        "github.com/bharathgs/Awesome-Distributed-Deep-Learning",
+    ),
     "OpenAlex record (through a page showing it)": (
         "openalex.org",
         "pubindex.ai",
@@ -116,9 +133,15 @@ KINDS = {
 }
 
 
-def matches(host: str, suffix: str) -> bool:
+def matches(host: str, suffix: str, path: str = "") -> bool:
     """`host` is `suffix` or one of its subdomains ("papers.nips.cc" and "nips.cc"); a suffix
-    starting with a dot matches any host ending so (".edu")."""
+    starting with a dot matches any host ending so (".edu"). An entry with a path
+    ("github.com/owner/repo") matches that host exactly and the paths under that prefix, whole
+    segments only ("github.com/owner/repo2" is not under it)."""
+    if "/" in suffix:
+        entry_host, _, prefix = suffix.partition("/")
+        under = (path.rstrip("/") + "/").lower().startswith(f"/{prefix.lower()}/")
+        return host == entry_host and under
     if suffix.startswith("."):
         return host.endswith(suffix)
     return host == suffix or host.endswith("." + suffix)
@@ -126,8 +149,9 @@ def matches(host: str, suffix: str) -> bool:
 
 def source_kind(url: str) -> str:
     """The kind of page at `url` (see KINDS); OTHER when no entry names its host."""
-    host = (urlsplit(url).hostname or "").lower()
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
     for kind, suffixes in KINDS.items():
-        if any(matches(host, suffix) for suffix in suffixes):
+        if any(matches(host, suffix, parts.path) for suffix in suffixes):
             return kind
     return OTHER

@@ -20,7 +20,7 @@ from catalogue import search as fulltext
 from catalogue.constants import KEY_REGEX, SURVEY_KEY, WORK_FIELDS
 from catalogue.models.curation import Curated
 from catalogue.search_sql import FullTextRank, NotIndexed, highlights_sql
-from catalogue.source_kinds import SEED, source_kind
+from catalogue.source_kinds import SECONDARY, SEED, source_kind
 
 KEY_VALIDATOR = RegexValidator(
     rf"^{KEY_REGEX}$",
@@ -667,14 +667,32 @@ class Work(Curated):
     def more_fields(self) -> list[tuple[str, str]]:
         """(label, BibTeX text) of the fields the work page has no line of its own for: the
         note, then the other BibTeX fields; a field the entry type needs but the source does not
-        give (a thesis's school) reads "unknown"."""
+        give (a thesis's school) reads "unknown"; last, the identifiers read on a secondary
+        source, said as such (`identifier_evidence`)."""
         extra = {name: "" for name in NEEDED_FIELDS.get(self.entry_type, ())}
         extra |= {name: value for name, value in self.extra_fields.items() if value}
         shown = [("Note", self.note)] if self.note else []
         shown += [
             (FIELD_LABELS.get(name, name), extra[name] or "unknown") for name in sorted(extra)
         ]
-        return shown
+        return shown + self.identifier_evidence
+
+    @property
+    def identifier_evidence(self) -> list[tuple[str, str]]:
+        """("Evidence", what it is) for each identifier the work shows whose recorded page is a
+        secondary source (a third party citing the work, see catalogue/source_kinds.py): the
+        work's page says so below the identifier's "read on" address."""
+        sources = self.field_sources or {}
+        return [
+            (
+                "Evidence",
+                f"{label} read on a secondary source (a third party citing the work), "
+                "not on a page of its publisher, its authors or an index",
+            )
+            for name, label in IDENTIFIER_KINDS.items()
+            if getattr(self, name)
+            and source_kind(sources.get(IDENTIFIER_SOURCES[name], "")) == SECONDARY
+        ]
 
 
 # Fields BibTeX needs for an entry type and that the page names even when the source gives none.
