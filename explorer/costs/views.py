@@ -17,6 +17,7 @@ from explorer.costs.records import CostFormula, ParameterError, cost_formulas, o
 from explorer.web.links import link
 from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
+from explorer.web.script_json import script_json
 
 PLOT_TITLES = {
     "wd-plane": "(a) The W-D plane",
@@ -42,31 +43,38 @@ def build_plots(formulas: list[CostFormula], query) -> tuple[dict[str, dict], li
 @cached_for_anonymous
 def costs_page(request):
     query = dict(request.GET.lists())
+    query_string = request.GET.urlencode()
+    if query:
+        context = page_context(query, query_string)
+    else:  # the page as first opened: the same plots and form until the cost models change
+        context = per_version("costs-page", lambda: page_context(query, query_string))
+    context = {**context, "query_string": query_string}
+    return render(request, "costs/costs.html", context, status=400 if context["errors"] else 200)
+
+
+def page_context(query: dict, query_string: str) -> dict:
+    """The plots the query allows (or why not) and the form; plain data, kept per version."""
     formulas = per_version("cost-formulas", cost_formulas)
     try:
         params.check_known(query, params.PAGE_PARAMETERS)
     except ParameterError as error:
         plots, errors = {}, [str(error)]
     else:
-        if query:
-            plots, errors = build_plots(formulas, query)
-        else:  # the page as first opened: the same plots until the cost models change
-            plots, errors = per_version("cost-plots", lambda: build_plots(formulas, query))
-    context = {
-        "plots": [_plot_context(name, plots[name], request) for name in plots],
+        plots, errors = build_plots(formulas, query)
+    return {
+        "plots": [_plot_context(name, plots[name], query_string) for name in plots],
         "errors": errors,
         "form": _form_context(query, formulas),
-        "query_string": request.GET.urlencode(),
     }
-    return render(request, "costs/costs.html", context, status=400 if errors else 200)
 
 
-def _plot_context(name: str, result: dict, request) -> dict:
-    query = request.GET.urlencode()
+def _plot_context(name: str, result: dict, query: str) -> dict:
     context = {
         "name": name,
         "title": PLOT_TITLES[name],
-        "result": result,
+        # The figure encoded here (its JSON is a third of the page), the text kept in its place.
+        "result": {key: value for key, value in result.items() if key != "figure"},
+        "figure_json": script_json(result["figure"]),
         "script_id": f"figure-{name}",
         "api_url": link("costs:api-cost-plot", name, query=query),
         "rows": [_point_row(point) for point in result["data"].get("points", [])],
@@ -123,7 +131,7 @@ def _form_context(query, formulas: list[CostFormula]) -> dict:
     chosen_ops = set(query.get("ops", []))
     allreduce = cost_plots.allreduce_formulas(formulas)
     return {
-        "presets": PRESETS.values(),
+        "presets": list(PRESETS.values()),
         "preset": preset,
         "layer": layer,
         "sizes": sizes,

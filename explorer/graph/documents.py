@@ -114,7 +114,6 @@ def select_graph(query: Query, catalogue: CatalogueGraph, taxonomy: Taxonomy) ->
     era = query.era()
     view = catalogue.view(include_survey=data["survey"], provenances=provenances, era=era)
     # Measures count edges among references: the survey cites every work once.
-    measured = catalogue.view(include_survey=False, provenances=provenances, era=era)
     ranks = catalogue.pagerank(include_survey=False, provenances=provenances, era=era)
     keep = query.matching_keys()
     nodes = list(view) if keep is None else [n for n in view if n in keep]
@@ -127,8 +126,9 @@ def select_graph(query: Query, catalogue: CatalogueGraph, taxonomy: Taxonomy) ->
     if total > settings.GRAPH_MAX_SHOWN:
         nodes = sorted(nodes, key=lambda n: -ranks.get(n, 0.0))[: settings.GRAPH_MAX_SHOWN]
     shown = view.subgraph(nodes)
-    in_degree = {n: (measured.in_degree(n) if n in measured else 0) for n in shown}
-    out_degree = {n: (measured.out_degree(n) if n in measured else 0) for n in shown}
+    ins, outs = catalogue.degrees(provenances=provenances, era=era)
+    in_degree = {n: ins.get(n, 0) for n in nodes}
+    out_degree = {n: outs.get(n, 0) for n in nodes}
     return GraphSelection(catalogue, taxonomy, shown, total, in_degree, out_degree, ranks)
 
 

@@ -22,6 +22,7 @@ from catalogue.models import Provenance, Work, fidelity_report
 from explorer.graph.documents import (
     CAVEAT,
     COLLECTION_CAVEAT,
+    GraphSelection,
     Taxonomy,
     ego_message,
     graph_page_data,
@@ -41,6 +42,7 @@ from explorer.graph.query import (
     parse_query,
 )
 from explorer.web.middleware import cached_for_anonymous
+from explorer.web.script_json import script_json
 
 
 def bad_request(request, messages: list[str], back: str):
@@ -76,6 +78,18 @@ def facet_context(query: Query, taxonomy: Taxonomy) -> dict:
     }
 
 
+def drawing_context(selection: GraphSelection, data: dict) -> dict:
+    """What the page shows of the selected graph: the drawing's data (as the JSON of its script
+    element), the number of edges and the most cited works. Each walks the whole selection
+    through filtered views (milliseconds)."""
+    plot = graph_page_data(selection, data["size"], data.get("ego") or "")
+    return {
+        "plot_json": script_json(plot),
+        "shown_edges": selection.shown.number_of_edges(),
+        "top_works": top_works(selection),
+    }
+
+
 def with_query(path: str, params: list[tuple[str, str]]) -> str:
     return f"{path}?{urlencode(params)}" if params else path
 
@@ -99,17 +113,15 @@ def graph_page(request):
         return bad_request(request, [ego_message(error, catalogue)], reverse("graph:graph"))
     data = query.data
     ego_key = data.get("ego")
-    plot = lambda: graph_page_data(selection, data["size"], data.get("ego") or "")  # noqa: E731
+    drawing = lambda: drawing_context(selection, data)  # noqa: E731
     context = {
         **coverage_context(catalogue),
         **facet_context(query, taxonomy),
         "data": data,
         # The page as first opened: its drawing kept with the graph's version.
-        "plot": plot() if request.GET else catalogue.memo("page-plot", plot),
+        **(drawing() if request.GET else catalogue.memo("page-drawing", drawing)),
         "selection": selection,
         "shown_count": len(selection.shown),
-        "shown_edges": selection.shown.number_of_edges(),
-        "top_works": top_works(selection),
         "ego_title": title_text(selection.shown.nodes[ego_key]["title"]) if ego_key else "",
         "without_ego": urlencode(urlencode_without(request.GET, "ego")),
         "export_links": export_links(request.GET),
