@@ -11,13 +11,10 @@ from __future__ import annotations
 from html import escape
 
 from django import template
-from django.conf import settings
-from django.urls import get_script_prefix, get_urlconf
 from django.utils.safestring import SafeString, mark_safe
 
-from explorer.templatetags.cached_url import cached_reverse
-from explorer.templatetags.explorer_tags import formula, work_url
-from explorer.templatetags.reader_notes import note_html, note_words
+from explorer.templatetags.cached_url import reverse_cached
+from explorer.templatetags.explorer_tags import formula, reader_note, reader_wording, work_url
 
 register = template.Library()
 
@@ -58,31 +55,24 @@ def point_row(row: dict) -> str:
 def formula_rows(formulas: list[dict]) -> SafeString:
     """The <tr> of each formula a plot uses (CostFormula.summary()'s dicts): the formula
     typeset, its status with the note that explains it, and a link to evaluate it."""
-    evaluate = evaluate_path(get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF)
-    return mark_safe("".join(formula_row(f, evaluate) for f in formulas))  # noqa: S308 - escaped
+    return mark_safe("".join(formula_row(f) for f in formulas))  # noqa: S308 - escaped
 
 
-def formula_row(summary: dict, evaluate) -> str:
+def formula_row(summary: dict) -> str:
     asymptotic = " <small>(O(...) leading term)</small>" if summary["asymptotic"] else ""
     unit = f" <small>{escape(summary['unit'])}</small>" if summary["unit"] else ""
     confirmed, doubtful = summary["confirmed"], summary["doubtful"]
     note = summary["status_note"]
+    evaluate = reverse_cached("costs:api-cost-model-evaluate", summary["id"])
     return (
         f"\n  <tr>\n    <td>{escape(summary['label'])}{asymptotic}</td>\n"
         f"    <td>{formula(summary['formula'])}{unit}</td>\n"
         f'    <td><span class="status status-{escape(summary["status"])}" '
-        f'title="{escape(note_words(note))}">{escape(summary["status_label"])}</span>\n'
+        f'title="{escape(reader_wording(note or ""))}">{escape(summary["status_label"])}</span>\n'
         f"      {'' if confirmed else NOT_CONFIRMED}\n"
         f"      {DOUBTFUL if doubtful else ''}\n"
-        f"      {'' if confirmed and not doubtful else f'<br><small>{note_html(note)}</small>'}"
+        f"      {'' if confirmed and not doubtful else f'<br><small>{reader_note(note)}</small>'}"
         f"</td>\n"
-        f'    <td>§{escape(summary["section"])} <a href="{escape(evaluate(summary["id"]))}" '
+        f'    <td>§{escape(summary["section"])} <a href="{escape(evaluate)}" '
         'title="evaluate this formula at its defaults">evaluate</a></td>\n  </tr>\n  '
-    )
-
-
-def evaluate_path(script_prefix: str, urlconf: str):
-    """The path of a cost model's evaluation, {% url 'costs:api-cost-model-evaluate' id %}."""
-    return lambda pk: cached_reverse(
-        "costs:api-cost-model-evaluate", (pk,), (), None, script_prefix, urlconf
     )

@@ -12,7 +12,7 @@ from django.urls import get_script_prefix, reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from explorer.templatetags.reader_notes import note_html
+from explorer.templatetags.explorer_tags import reader_note
 from explorer.web.links import PLACEHOLDER, path_template
 
 register = template.Library()
@@ -86,4 +86,4 @@ def status_badge(node) -> str:
 
 
 def description(text: str) -> str:
-    return f'<p class="description">{note_html(text)}</p>' if text else ""
+    return f'<p class="description">{reader_note(text)}</p>' if text else ""
