@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -143,12 +144,37 @@ class Author(models.Model):
         return reverse("works:author-detail", args=[self.pk])
 
 
-def edge_columns(other: str) -> list[str]:
-    """The columns a citation shown on a work's page or document needs: the edge's evidence and
-    the other work's key, title and era (`other`: "cited" or "citing"), not the other work's
-    whole row: a work lists up to CITATIONS_SHOWN edges each way."""
-    edge = ["citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
-    return [*edge, *(f"{other}__{name}" for name in ("key", "title", "era"))]
+@dataclass(frozen=True)
+class EdgeShown:
+    """A citation as a work's page and document show it: the other work's key, title and era,
+    and the edge's evidence. Plain rows rather than a Citation and a Work instance per edge: a
+    work lists up to CITATIONS_SHOWN edges each way."""
+
+    key: str
+    title: str
+    era: str
+    provenance: str
+    evidence_source: str
+    evidence_excerpt: str
+
+    @classmethod
+    def of(cls, citations: models.QuerySet, other: str) -> list[EdgeShown]:
+        """The first CITATIONS_SHOWN `citations` in their order; `other`: "cited" or "citing"."""
+        own = ("provenance", "evidence_source", "evidence_excerpt")
+        columns = [f"{other}__key", f"{other}__title", f"{other}__era", *own]
+        rows = citations.values_list(*columns)[: settings.CITATIONS_SHOWN]
+        return [cls(*row) for row in rows]
+
+    @property
+    def is_after_survey(self) -> bool:
+        return self.era == Era.AFTER
+
+    @property
+    def path(self) -> str:
+        return Work.path_for(self.key)
+
+    def get_provenance_display(self) -> str:
+        return Provenance(self.provenance).label
 
 
 @functools.cache
@@ -614,14 +640,12 @@ class Work(Curated):
     # cited by thousands (16,188 at 100,000 works). Two LIMIT queries along the foreign-key
     # indexes (a sliced prefetch would number every edge with a window function first).
     @cached_property
-    def cites_shown(self) -> list[Citation]:
-        edges = Citation.objects.filter(citing=self).select_related("cited")
-        return list(edges.only(*edge_columns("cited"))[: settings.CITATIONS_SHOWN])
+    def cites_shown(self) -> list[EdgeShown]:
+        return EdgeShown.of(Citation.objects.filter(citing=self), "cited")
 
     @cached_property
-    def cited_by_shown(self) -> list[Citation]:
-        edges = Citation.objects.filter(cited=self).select_related("citing")
-        return list(edges.only(*edge_columns("citing"))[: settings.CITATIONS_SHOWN])
+    def cited_by_shown(self) -> list[EdgeShown]:
+        return EdgeShown.of(Citation.objects.filter(cited=self), "citing")
 
     @cached_property
     def citation_totals(self) -> tuple[int, int]:
@@ -729,7 +753,7 @@ class Authorship(models.Model):
 
 # The QuerySets above reach the other concerns' models when they run, not when this module loads:
 # those modules import Work, so these names are bound once Work exists.
-from catalogue.models.citations import Citation  # noqa: E402
+from catalogue.models.citations import Citation, Provenance  # noqa: E402
 from catalogue.models.costs import CostModel, Technique  # noqa: E402
 from catalogue.models.search_text import WorkSearchText  # noqa: E402
 from catalogue.models.taxonomy import Assignment, Category  # noqa: E402

@@ -347,18 +347,17 @@ def cost_model_row(model) -> SafeString:
 
 
 @register.simple_tag
-def citation_item(citation, other: str) -> SafeString:
-    """A citation as a work page lists it: the other work (`other`: "cited" or "citing"), its era
-    if after the survey, and the edge's evidence folded. A tag rather than an include per edge:
-    a work page lists up to CITATIONS_SHOWN edges each way."""
-    work = getattr(citation, other)
-    era = '<span class="era era-after">after the survey</span> ' if work.is_after_survey else ""
-    excerpt = citation.evidence_excerpt
+def citation_item(edge) -> SafeString:
+    """A citation as a work page lists it (catalogue EdgeShown): the other work, its era if after
+    the survey, and the edge's evidence folded. A tag rather than an include per edge: a work
+    page lists up to CITATIONS_SHOWN edges each way."""
+    era = '<span class="era era-after">after the survey</span> ' if edge.is_after_survey else ""
+    excerpt = edge.evidence_excerpt
     excerpt = f"<br>Excerpt: <q>{escape(excerpt)}</q>" if excerpt else ""
     return mark_safe(  # noqa: S308 - every value is escaped
-        f'<li>{era}<a href="{escape(work.get_absolute_url())}">{escape(bib(work.title))}</a> '
+        f'<li>{era}<a href="{escape(edge.path)}">{escape(bib(edge.title))}</a> '
         '<details class="edge-evidence"><summary><small class="provenance">'
-        f"{escape(citation.get_provenance_display())}</small></summary>"
-        f"<small>Source: {escape(citation.evidence_source or 'unknown')}{excerpt}</small>"
+        f"{escape(edge.get_provenance_display())}</small></summary>"
+        f"<small>Source: {escape(edge.evidence_source or 'unknown')}{excerpt}</small>"
         "</details>\n</li>"
     )

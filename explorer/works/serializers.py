@@ -144,17 +144,13 @@ def work_row(work: Mapping, authors: list[str], categories: list[dict], links: W
 
 
 class EdgeListSerializer(serializers.ListSerializer):
-    """A work's edges as plain dicts: the same documents as the child serializer's, without
-    building its fields and calling each one per edge (a work lists up to CITATIONS_SHOWN edges
-    each way; that was half of a work's document). The child stays the schema's source."""
+    """A work's edges (catalogue EdgeShown rows) as plain dicts: the same documents as the child
+    serializer's, without building its fields and calling each one per edge (a work lists up to
+    CITATIONS_SHOWN edges each way). The child stays the schema's source."""
 
     def to_representation(self, edges) -> list[dict]:
-        other = self.child.other
-        names = self.child.Meta.fields[1:]  # after "key"
-        return [
-            {"key": getattr(edge, other).key, **{name: getattr(edge, name) for name in names}}
-            for edge in edges
-        ]
+        names = self.child.Meta.fields
+        return [{name: getattr(edge, name) for name in names} for edge in edges]
 
 
 class EdgeSerializer(serializers.ModelSerializer):
@@ -165,7 +161,6 @@ class EdgeSerializer(serializers.ModelSerializer):
 
 
 class CitesSerializer(EdgeSerializer):
-    other = "cited"
     key = serializers.CharField(source="cited.key")
 
     class Meta(EdgeSerializer.Meta):
@@ -173,7 +168,6 @@ class CitesSerializer(EdgeSerializer):
 
 
 class CitedBySerializer(EdgeSerializer):
-    other = "citing"
     key = serializers.CharField(source="citing.key")
 
     class Meta(EdgeSerializer.Meta):
