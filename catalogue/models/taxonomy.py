@@ -130,7 +130,8 @@ def _subtree_work_counts(
             ancestors_of.setdefault(descendant, []).append(node.pk)
     pairs = Assignment.objects.order_by()
     if works is not None:
-        pairs = pairs.filter(work__in=works.order_by().values("pk"))
+        ids = works.ids_sql() if hasattr(works, "ids_sql") else works.order_by().values("pk")
+        pairs = pairs.filter(work__in=ids)
     # era -> node -> works under it; "firmly": through an assignment without alternatives.
     under = {era: {node.pk: set() for node in nodes} for era in Era.values}
     firmly = {era: {node.pk: set() for node in nodes} for era in Era.values}

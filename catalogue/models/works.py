@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import connections, models
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.urls import get_script_prefix, reverse
 from django.utils.functional import cached_property
@@ -300,6 +301,15 @@ class WorkQuerySet(models.QuerySet):
         work.set_authors(record.authors)
         return work
 
+    def ids_sql(self) -> RawSQL:
+        """The ids of this queryset's works as SQL, compiled once and kept on the queryset: the
+        works page counts its facets and its category tree over the same filtered works in
+        three queries, and compiling the filter (its subqueries) into each was most of their
+        time (bench/README.md, issue 29)."""
+        if "_ids_sql" not in self.__dict__:
+            self._ids_sql = RawSQL(*self.order_by().values("pk").query.sql_with_params())
+        return self._ids_sql
+
     def facet_counts(self) -> dict[str, object]:
         """Counts for the works page's facets over this queryset, and the number of works.
 
@@ -307,7 +317,7 @@ class WorkQuerySet(models.QuerySet):
         evidence levels. Each re-runs the filter, which at 100,000 works costs ~40 ms a time:
         one query per facet (and a count for the paginator) was 5 such scans, this is 2.
         """
-        ids = self.order_by().values("pk")
+        ids = self.ids_sql()
         groups = (
             Work.objects.filter(pk__in=ids)
             .order_by()
