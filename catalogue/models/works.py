@@ -202,6 +202,40 @@ def has_demo() -> Q:
     return Q(Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug="")))
 
 
+# Stands for a request's filtered ids in SQL compiled once (see WorkQuerySet.facet_counts).
+IDS_STAND_IN = "SELECT -7129 WHERE 1 = 0"
+
+
+@functools.cache
+def _facet_sql(vendor: str) -> tuple[tuple[str, tuple], tuple[str, tuple]]:
+    """The facet counts' two queries as (SQL, parameters), over IDS_STAND_IN (`vendor`: the SQL
+    differs by database)."""
+    ids = RawSQL(IDS_STAND_IN, ())
+    groups = (
+        Work.objects.filter(pk__in=ids)
+        .order_by()
+        .values_list("year", "entry_type")
+        .annotate(
+            n=Count("pk"),
+            has_cost_model=Count("pk", filter=has_cost_model()),
+            has_demo=Count("pk", filter=has_demo()),
+        )
+    )
+    evidence = Assignment.objects.filter(work__in=ids).order_by().values_list("evidence")
+    evidence = evidence.annotate(n=Count("work", distinct=True))
+    return groups.query.sql_with_params(), evidence.query.sql_with_params()
+
+
+def _with_ids(compiled: tuple[str, tuple], ids: RawSQL) -> tuple[str, tuple]:
+    """`compiled` with IDS_STAND_IN replaced by `ids`, its parameters put in their place."""
+    sql, params = compiled
+    before, found, after = sql.partition(IDS_STAND_IN)
+    if not found or IDS_STAND_IN in after:
+        raise ValueError("the compiled facet query lost its stand-in for the ids")
+    placed = before.count("%s")
+    return f"{before}{ids.sql}{after}", (*params[:placed], *ids.params, *params[placed:])
+
+
 class WithAuthorNames(models.query.ModelIterable):
     """Works, each with its author names in order (`Work.author_names`), read in one query for
     all of them (WorkQuerySet.for_rows)."""
@@ -315,19 +349,17 @@ class WorkQuerySet(models.QuerySet):
 
         Two queries: one grouped by (year, entry type) that also counts the flags, then the
         evidence levels. Each re-runs the filter, which at 100,000 works costs ~40 ms a time:
-        one query per facet (and a count for the paginator) was 5 such scans, this is 2.
+        one query per facet (and a count for the paginator) was 5 such scans, this is 2. Their
+        SQL is compiled once per process around a stand-in for the filtered ids, which each
+        request's ids replace: building the flags' subqueries was 4/5 of their time.
         """
+        groups_sql, evidence_sql = _facet_sql(connections[self.db].vendor)
         ids = self.ids_sql()
-        groups = (
-            Work.objects.filter(pk__in=ids)
-            .order_by()
-            .values_list("year", "entry_type")
-            .annotate(
-                n=Count("pk"),
-                has_cost_model=Count("pk", filter=has_cost_model()),
-                has_demo=Count("pk", filter=has_demo()),
-            )
-        )
+        with connections[self.db].cursor() as cursor:
+            cursor.execute(*_with_ids(groups_sql, ids))
+            groups = cursor.fetchall()
+            cursor.execute(*_with_ids(evidence_sql, ids))
+            evidence_counts = cursor.fetchall()
         years: dict[int | None, int] = {}
         entry_types: dict[str, int] = {}
         flags = {"has_cost_model": 0, "has_demo": 0}
@@ -336,13 +368,11 @@ class WorkQuerySet(models.QuerySet):
             entry_types[entry_type] = entry_types.get(entry_type, 0) + n
             flags["has_cost_model"] += with_cost_model
             flags["has_demo"] += with_demo
-        evidence = Assignment.objects.filter(work__in=ids).order_by()
-        evidence_counts = evidence.values_list("evidence").annotate(n=Count("work", distinct=True))
         return {
             "total": sum(years.values()),
             "years": sorted(years.items(), key=lambda item: (item[0] is None, item[0] or 0)),
             "entry_types": sorted(entry_types.items()),
-            "evidence": sorted(evidence_counts),
+            "evidence": sorted(tuple(row) for row in evidence_counts),
             "flags": flags,
         }
 
