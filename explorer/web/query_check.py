@@ -20,7 +20,7 @@ from django.http import HttpRequest
 
 from explorer.web.errors import error_response, is_api, summary
 from explorer.web.forms import query_problems
-from explorer.web.schema import NAMES_ONLY
+from explorer.web.schema import GENERATION, NAMES_ONLY
 
 ALWAYS = frozenset({"format"})
 
@@ -33,9 +33,15 @@ def normalised(route: str) -> str:
     return "/" + route.replace("^", "").replace("$", "").lstrip("/")
 
 
-@functools.cache
 def get_parameters() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
-    """{schema path: (parameters its GET reads, those that may repeat)}."""
+    """{schema path: (parameters its GET reads, those that may repeat)}, generated once per
+    process by the first request that asks (the others wait for it)."""
+    with GENERATION:
+        return parameters_from_schema()
+
+
+@functools.cache
+def parameters_from_schema() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     from drf_spectacular.generators import SchemaGenerator
 
     token = NAMES_ONLY.set(True)

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Iterable
 
 from django import forms
@@ -24,6 +25,11 @@ from explorer.web.forms import ChoiceParameter, NumberParameter
 
 # Set while the schema is generated for the parameters' names alone (explorer/web/query_check.py):
 # the enums read from the catalogue are then left out, so that no query is made.
+# drf-spectacular keeps state on classes while it generates a schema (an extension imports its
+# target on first use and sets it to None when the import fails): two threads of one process
+# generating at once (gunicorn's gthread workers, on their first API requests) saw each other's
+# half-set state and answered 500 (bench/load_bench.py found it). One generation at a time.
+GENERATION = threading.RLock()
 NAMES_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("names_only", default=False)
 
 # No query value of this API contains a NUL byte: the server refuses them (a 400).

@@ -9,6 +9,7 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.views import SpectacularAPIView
 
 from explorer.web.memo import per_version
+from explorer.web.schema import GENERATION
 
 
 class SchemaView(SpectacularAPIView):
@@ -18,12 +19,14 @@ class SchemaView(SpectacularAPIView):
 
     def _get_schema_response(self, request):
         if set(request.query_params) - {"format"}:  # ?lang=, ?version=: built each time
-            return super()._get_schema_response(request)
+            with GENERATION:
+                return super()._get_schema_response(request)
         media_type = request.accepted_media_type
         renderer = request.accepted_renderer
 
         def rendered() -> bytes:
-            response = super(SchemaView, self)._get_schema_response(request)
+            with GENERATION:
+                response = super(SchemaView, self)._get_schema_response(request)
             context = {"request": request, "view": self, "response": response}
             return renderer.render(response.data, media_type, context)
 
@@ -85,7 +88,8 @@ def api_docs(request):
     contrast, nested interactive controls, no lang)."""
 
     def build() -> dict:
-        schema = SchemaGenerator().get_schema(request=None, public=True)
+        with GENERATION:
+            schema = SchemaGenerator().get_schema(request=None, public=True)
         return {"info": schema.get("info", {}), "operations": operations(schema)}
 
     document = per_version("openapi-docs", build)

@@ -75,3 +75,45 @@ def test_every_get_endpoint_refuses_an_unknown_and_a_repeated_parameter(client, 
     for failure in failures:
         print("FAIL", failure)
     assert failures == []
+
+
+def test_the_schema_is_generated_by_one_thread_at_a_time(monkeypatch):
+    """gunicorn's threads each ask for the parameters on their first API request; drf-
+    spectacular's generation is not safe to run twice at once (two threads answered 500)."""
+    import threading
+    import time
+
+    from drf_spectacular.generators import SchemaGenerator
+
+    from explorer.web import query_check
+
+    inside, most_inside, lock = 0, 0, threading.Lock()
+    generate = SchemaGenerator.get_schema
+
+    def one_at_a_time(self, *args, **kwargs):
+        nonlocal inside, most_inside
+        with lock:
+            inside += 1
+            most_inside = max(most_inside, inside)
+        time.sleep(0.05)  # long enough for the other threads to arrive
+        try:
+            return generate(self, *args, **kwargs)
+        finally:
+            with lock:
+                inside -= 1
+
+    monkeypatch.setattr(SchemaGenerator, "get_schema", one_at_a_time)
+    query_check.parameters_from_schema.cache_clear()
+    tables = []
+    threads = [
+        threading.Thread(target=lambda: tables.append(query_check.get_parameters()))
+        for _ in range(6)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    query_check.parameters_from_schema.cache_clear()
+    assert most_inside == 1
+    assert len(tables) == 6 and all(table == tables[0] for table in tables)
+    assert "/api/works/" in tables[0]
