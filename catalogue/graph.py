@@ -12,6 +12,7 @@ Citation coverage is partial: a missing edge does not mean "does not cite".
 
 from __future__ import annotations
 
+import contextvars
 import gc
 import hashlib
 import re
@@ -581,10 +582,27 @@ def load_graph() -> nx.DiGraph:
         return build_graph(works.values(), edges, key_of=keys)
 
 
+# A read-only request reads the catalogue's version once (explorer/web/middleware.py opens a
+# scope for each GET and HEAD): a page asks for it up to four times (the response cache's key,
+# the memos of its parts), and on PostgreSQL each read was a round trip.
+REQUEST_SCOPE: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "catalogue_version_scope", default=None
+)
+
+
 def graph_version() -> str:
     """Changes when the graph may have: the generation (a random token replaced by signals on
     works, categories, assignments and citations) and the newest citation's id (for bulk
-    inserts, which send no signals). One indexed query."""
+    inserts, which send no signals). One indexed query, once per read-only request."""
+    scope = REQUEST_SCOPE.get()
+    if scope is None:
+        return read_version()
+    if "version" not in scope:
+        scope["version"] = read_version()
+    return scope["version"]
+
+
+def read_version() -> str:
     from django.core.cache import cache
     from django.db import connections, router
 

@@ -94,6 +94,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A read-only request reads the catalogue's version once, however many parts ask.
+    "explorer.web.middleware.VersionOncePerRequestMiddleware",
     # Every error under /api/ in one JSON shape (explorer/web/errors.py), whichever layer answered.
     "explorer.web.errors.ApiErrorMiddleware",
     "explorer.web.middleware.RejectNulBytesMiddleware",

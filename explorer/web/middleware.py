@@ -20,7 +20,7 @@ from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.urls import Resolver404, resolve
 
-from catalogue.graph import graph_version
+from catalogue.graph import REQUEST_SCOPE, graph_version
 from explorer.web.errors import error_response
 from explorer.web.throttling import AnonThrottle
 
@@ -88,6 +88,23 @@ def throttled(request: HttpRequest) -> HttpResponse | None:
         code="throttled",
         headers={"Retry-After": str(wait)},
     )
+
+
+class VersionOncePerRequestMiddleware:
+    """A GET or HEAD reads the catalogue's version once, whoever asks (catalogue.graph's
+    REQUEST_SCOPE): nothing it does changes the catalogue. Other methods read it afresh."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method not in ("GET", "HEAD"):
+            return self.get_response(request)
+        token = REQUEST_SCOPE.set({})
+        try:
+            return self.get_response(request)
+        finally:
+            REQUEST_SCOPE.reset(token)
 
 
 class AnonymousResponseCacheMiddleware:

@@ -103,3 +103,17 @@ def test_the_schema_is_the_same_document_kept_or_built(client):
     assert again["Content-Type"] == first["Content-Type"]
     assert again["Content-Disposition"] == first["Content-Disposition"]
     assert client.get("/api/schema/?format=json").json()["openapi"].startswith("3.")
+
+
+def test_a_read_only_request_reads_the_version_once(django_assert_num_queries):
+    from catalogue.graph import REQUEST_SCOPE, graph_version
+
+    with django_assert_num_queries(2):  # outside a request's scope: each call reads
+        assert graph_version() == graph_version()
+    token = REQUEST_SCOPE.set({})
+    try:
+        with django_assert_num_queries(1):
+            first = graph_version()
+            assert graph_version() == graph_version() == first
+    finally:
+        REQUEST_SCOPE.reset(token)
