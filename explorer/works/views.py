@@ -6,13 +6,22 @@ import re
 
 from django.conf import settings
 from django.core.paginator import EmptyPage
-from django.db.models import Count
+from django.db.models import Count, Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 
 from catalogue import bibtex, metadata
-from catalogue.models import Assignment, Author, Authorship, Category, Citation, Provenance, Work
+from catalogue.models import (
+    Assignment,
+    Author,
+    Authorship,
+    Category,
+    Citation,
+    CostModel,
+    Provenance,
+    Work,
+)
 from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.pagination import counted_paginator, page_size_message
@@ -176,7 +185,14 @@ def _wants_fragment(request) -> bool:
 @cached_for_anonymous
 def work_detail(request, key: str):
     work = get_object_or_404(
-        Work.objects.for_list().prefetch_related("techniques__cost_models"),
+        Work.objects.for_list().prefetch_related(
+            "techniques",
+            # What the page shows of a cost model (its variables and curation record are JSON).
+            Prefetch(
+                "techniques__cost_models",
+                queryset=CostModel.objects.only("technique", "label", "formula", "status"),
+            ),
+        ),
         key=key,
     )
     cites_total, cited_by_total = work.citation_totals
