@@ -62,31 +62,40 @@ def facet_tree(context, nodes: list) -> SafeString:
         for value in values
     ]
     hub = path_template("hubs:hub", get_script_prefix())
-    parts: list[str] = []
 
-    def add(node) -> None:
+    def item(node) -> str:
         changed = ("category" if node.parent_id else "level", node.code)
         section = f"§{escape(node.section)} " if node.section else ""
         empty = "" if node.work_count else ' class="empty"'
-        parts.append(
+        badge = ' <span class="badge extension">added after the survey</span>'
+        return (
             f'<li{empty}><a href="{escape("?" + urlencode([*kept, changed]))}">{section}'
             f"{escape(node.name)}</a> ({node.work_count}) "
             f'<a class="hub-link" href="{escape(hub.replace(PLACEHOLDER, node.code))}" '
             f'aria-label="the hub of {escape(node.name)}" title="everything on this section">'
-            "hub</a>"
+            f"hub</a>{badge if node.extends else ''}"
         )
-        if node.extends:
-            parts.append(' <span class="badge extension">added after the survey</span>')
+
+    return tree_html(nodes, item, "</li>\n")  # as the template file ended
+
+
+def tree_html(nodes: list, item, closing: str) -> SafeString:
+    """Category nodes and their `child_nodes`, depth first: each node's `item(node)` (its opening
+    and content, escaped by `item`), its children in a <ul>, then `closing`."""
+    parts: list[str] = []
+
+    def add(node) -> None:
+        parts.append(item(node))
         if node.child_nodes:
             parts.append("<ul>")
             for child in node.child_nodes:
                 add(child)
             parts.append("</ul>")
-        parts.append("</li>\n")  # as the template file ended
+        parts.append(closing)
 
     for node in nodes:
         add(node)
-    return mark_safe("".join(parts))  # noqa: S308 - every value escaped above
+    return mark_safe("".join(parts))  # noqa: S308 - every value escaped by `item`
 
 
 @register.filter(is_safe=True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from django import template
 from django.urls import get_script_prefix, reverse
 from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
-from explorer.templatetags.explorer_tags import reader_note
+from explorer.templatetags.explorer_tags import reader_note, tree_html
 from explorer.web.links import PLACEHOLDER, path_template
 
 register = template.Library()
@@ -29,14 +29,13 @@ def category_tree(roots: list, era: str) -> SafeString:
     works = reverse("works:work-list")
     # The survey's list is the default: the other eras' links keep the era.
     era_query = f"&amp;era={escape(era)}" if era and era != "survey" else ""
-    parts: list[str] = []
 
-    def add(node) -> None:
+    def item(node) -> str:
         code = escape(node.code)
         section = f"§{escape(node.section)} " if node.section else ""
         facet = "category" if node.parent_id else "level"
         count = node.work_count
-        parts.append(
+        return (
             f'\n<li>\n  <a href="{escape(hub.replace(PLACEHOLDER, node.code))}"><strong>'
             f"{section}{escape(node.name)}</strong></a>\n"
             f'  <a class="count" href="{escape(works)}?{facet}={code}{era_query}">'
@@ -44,16 +43,8 @@ def category_tree(roots: list, era: str) -> SafeString:
             f"{alternatives(node)}\n  {status_badge(node)}\n"
             f'  <code class="code">{code}</code>\n  {description(node.description)}\n  '
         )
-        if node.child_nodes:
-            parts.append("<ul>")
-            for child in node.child_nodes:
-                add(child)
-            parts.append("</ul>")
-        parts.append("\n</li>\n")  # as the template file ended
 
-    for node in roots:
-        add(node)
-    return mark_safe("".join(parts))  # noqa: S308 - every value escaped above
+    return tree_html(roots, item, "\n</li>\n")  # as the template file ended
 
 
 def alternatives(node) -> str:
