@@ -66,6 +66,7 @@ def urls() -> list[tuple[str, str]]:
         ("techniques", "/techniques/"),
         ("costs", "/costs/"),
         ("planner", "/planner/"),
+        ("planner, a changed input (the plan and its sweep)", "/planner/?P=32"),
         ("graph", "/graph/"),
         ("snowball", f"/snowball/?seeds={seeds}"),
         ("data quality", "/data-quality/"),
