@@ -1,3 +1,4 @@
+import dataclasses
 import functools
 import json
 import re
@@ -273,6 +274,7 @@ def coins(work) -> str:
     """The title of a work's COinS span (an OpenURL ContextObject Zotero reads from a list);
     the work's authorships are prefetched by the list."""
     fields = metadata.WorkFields.of(work, work.author_names)
+    fields = dataclasses.replace(fields, abstract="")  # not in COinS: no abstracts in the keys
     return _coins(*(tuple(v) if isinstance(v, list) else v for v in vars(fields).values()))
 
 
