@@ -124,6 +124,12 @@ LLAMA2_70B = TransformerConfig(80, 8192, 64, 4096, 32000, ffn_hidden=28672, kv_h
 MOE_52B = TransformerConfig(24, 2048, 16, 2048, 50257, experts=128, top_k=1, expert_interval=2)
 
 MIXED_ADAM = {"precision": "bf16-mixed", "optimizer": "adam"}
+# Both Llama 2 sizes trained alike (the paper's Table 1): 4M tokens a batch, 2.0T tokens.
+LLAMA2_TRAINING = {"batch": 1024, "micro_batch_size": 1, "tokens": 2e12, **MIXED_ADAM}
+LLAMA2_TRAINING_SOURCES = {
+    "batch": LLAMA2_TABLE + " (4M tokens per batch = 1024 sequences of 4096)",
+    "tokens": LLAMA2_TABLE + " (2.0T tokens)",
+}
 EXAMPLE = "example value (not from the paper)"
 
 PRESETS: dict[str, Preset] = {
@@ -249,11 +255,8 @@ PRESETS: dict[str, Preset] = {
                 "vocab": LLAMA2_7B_SHAPES,
                 "seq_len": LLAMA2_TABLE,
             },
-            defaults={"batch": 1024, "micro_batch_size": 1, "tokens": 2e12, **MIXED_ADAM},
-            defaults_sources={
-                "batch": LLAMA2_TABLE + " (4M tokens per batch = 1024 sequences of 4096)",
-                "tokens": LLAMA2_TABLE + " (2.0T tokens)",
-            },
+            defaults=LLAMA2_TRAINING,
+            defaults_sources=LLAMA2_TRAINING_SOURCES,
         ),
         Preset(
             "llama2-70b",
@@ -273,11 +276,8 @@ PRESETS: dict[str, Preset] = {
                 "vocab": LLAMA2_TABLE + " (32k tokens)",
                 "seq_len": LLAMA2_TABLE,
             },
-            defaults={"batch": 1024, "micro_batch_size": 1, "tokens": 2e12, **MIXED_ADAM},
-            defaults_sources={
-                "batch": LLAMA2_TABLE + " (4M tokens per batch = 1024 sequences of 4096)",
-                "tokens": LLAMA2_TABLE + " (2.0T tokens)",
-            },
+            defaults=LLAMA2_TRAINING,
+            defaults_sources=LLAMA2_TRAINING_SOURCES,
         ),
         Preset(
             "deepspeed-moe-52b",
