@@ -470,20 +470,7 @@ def fresh_postgresql(url: str) -> None:
 
 def manage(setup: Setup, *args: str) -> None:
     """manage.py against the bench's database (SQLite file or PostgreSQL)."""
-    if not setup.database_url:
-        synthetic.manage(setup.db, *args)
-        return
-    env = {**os.environ, "DATABASE_URL": setup.database_url, "DEBUG": "true"}
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}{result.stderr}")
+    synthetic.manage_url(setup.database_url or f"sqlite:///{setup.db}", *args)
 
 
 def server_env(setup: Setup, high_rates: bool, demo_slots: int | None) -> dict[str, str]:

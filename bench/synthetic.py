@@ -208,7 +208,12 @@ def _remove(path: Path) -> None:
 
 def manage(db: Path, *args: str) -> None:
     """Run a manage.py command against the SQLite file `db`."""
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DEBUG": "true"}
+    manage_url(f"sqlite:///{db}", *args)
+
+
+def manage_url(database_url: str, *args: str) -> None:
+    """Run a manage.py command against the database at `database_url`."""
+    env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "true"}
     result = subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=REPO,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from html import escape
 
 from catalogue import costs
-from explorer.hubs.wd_plot import _padded, _power, _scale, _ticks
+from explorer.hubs.wd_plot import _padded, _scale, log_axes
 
 WIDTH, HEIGHT, MARGIN = 360, 240, 44
 POINTS = 7
@@ -141,19 +141,5 @@ def curves_svg(plot: CostPlot) -> str:
 
 def _axes(plot: CostPlot, x_range, y_range, x_scale, y_scale) -> str:
     label = f"{plot.variable}: {plot.meaning}" + (f" ({plot.unit})" if plot.unit else "")
-    return (
-        f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{WIDTH - 8}" y2="{HEIGHT - MARGIN}"/>'
-        f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{MARGIN}" y2="8"/>'
-        f'<text x="{WIDTH / 2}" y="{HEIGHT - 8}" text-anchor="middle">{escape(label)}</text>'
-        f'<text x="12" y="{HEIGHT / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 12 {HEIGHT / 2})">{escape(plot.y_label)} (log scale)</text>'
-        + "".join(
-            f'<text x="{x_scale(t):.1f}" y="{HEIGHT - MARGIN + 16}" text-anchor="middle">'
-            f"{_power(t)}</text>"
-            for t in _ticks(*x_range)
-        )
-        + "".join(
-            f'<text x="{MARGIN - 6}" y="{y_scale(t) + 4:.1f}" text-anchor="end">{_power(t)}</text>'
-            for t in _ticks(*y_range)
-        )
-    )
+    y_label = f"{plot.y_label} (log scale)"
+    return log_axes(label, y_label, x_range, y_range, x_scale, y_scale)

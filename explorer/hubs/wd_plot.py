@@ -56,22 +56,7 @@ def wd_svg(points: list[WDPoint]) -> str:
             f"<title>{escape(point.label)}: W = {point.work:.3g}, D = {point.depth:.3g}</title>"
             "</circle>"
         )
-    axes = (
-        f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{WIDTH - 8}" y2="{HEIGHT - MARGIN}"/>'
-        f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{MARGIN}" y2="8"/>'
-        f'<text x="{WIDTH / 2}" y="{HEIGHT - 8}" text-anchor="middle">work W (log scale)</text>'
-        f'<text x="12" y="{HEIGHT / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 12 {HEIGHT / 2})">depth D (log scale)</text>'
-        + "".join(
-            f'<text x="{x_scale(t):.1f}" y="{HEIGHT - MARGIN + 16}" text-anchor="middle">'
-            f"{_power(t)}</text>"
-            for t in _ticks(*x_range)
-        )
-        + "".join(
-            f'<text x="{MARGIN - 6}" y="{y_scale(t) + 4:.1f}" text-anchor="end">{_power(t)}</text>'
-            for t in _ticks(*y_range)
-        )
-    )
+    axes = log_axes("work W (log scale)", "depth D (log scale)", x_range, y_range, x_scale, y_scale)
     return (
         f'<svg class="wd-plot" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         "aria-label=\"Work against depth of this section's techniques, log scales; "
@@ -115,3 +100,25 @@ def _power(position: float) -> str:
     mantissa = round(value / 10**exponent)
     power = f"10{str(exponent).translate(SUPERSCRIPTS)}"
     return power if mantissa == 1 else f"{mantissa}·{power}"
+
+
+def log_axes(x_label: str, y_label: str, x_range, y_range, x_scale, y_scale) -> str:
+    """Both axes of a log-log plot with their labels (plain text, escaped here) and ticks at the
+    powers of ten: the work-depth plot and the cost curves (curves.py) share them."""
+    return (
+        f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{WIDTH - 8}" y2="{HEIGHT - MARGIN}"/>'
+        f'<line x1="{MARGIN}" y1="{HEIGHT - MARGIN}" x2="{MARGIN}" y2="8"/>'
+        f'<text x="{WIDTH / 2}" y="{HEIGHT - 8}" text-anchor="middle">'
+        f"{escape(x_label)}</text>"
+        f'<text x="12" y="{HEIGHT / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 12 {HEIGHT / 2})">{escape(y_label)}</text>'
+        + "".join(
+            f'<text x="{x_scale(t):.1f}" y="{HEIGHT - MARGIN + 16}" text-anchor="middle">'
+            f"{_power(t)}</text>"
+            for t in _ticks(*x_range)
+        )
+        + "".join(
+            f'<text x="{MARGIN - 6}" y="{y_scale(t) + 4:.1f}" text-anchor="end">{_power(t)}</text>'
+            for t in _ticks(*y_range)
+        )
+    )
