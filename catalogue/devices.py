@@ -153,7 +153,8 @@ def parse_figure(text: str) -> float:
     factor = _unit(match.group(2)) if match else None
     if factor is None:
         raise FixtureError(f"cannot read the figure {text!r} (number and unit, e.g. '80GB')")
-    return float(match.group(1).replace(",", "")) * factor
+    # Twelve significant digits: "3.35" x 1e12 is 3350000000000.0002 in binary floating point.
+    return float(f"{float(match.group(1).replace(',', '')) * factor:.12g}")
 
 
 def _reading(slug: str, field: str, raw: dict) -> Reading:
