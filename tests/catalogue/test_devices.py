@@ -58,6 +58,11 @@ MLPERF_SPELLINGS = [
     ("NVIDIA Blackwell GPU (GB200)", "gb200"),  # v5.0
     ("NVIDIA H200-NVL-141GB", "h200-nvl"),  # v5.0
     ("NVIDIA H200 NVL 141GB", "h200-nvl"),  # v5.1
+    ("NVIDIA Blackwell Ultra GPU (B300-SXM-270GB)", "b300"),  # v5.1
+    ("NVIDIA Blackwell Ultra GPU (GB300)", "gb300"),  # v5.1
+    ("AMD Instinct MI350X", "mi350x"),  # v5.1
+    ("AMD Instinct MI355X", "mi355x"),  # v5.1
+    ("NVIDIA L40S", "l40s"),  # v3.1
 ]
 # Other spellings: the brief's, the results fixture's and the vendors' own.
 OTHER_SPELLINGS = [
@@ -85,13 +90,12 @@ NOT_HELD = [
     "N/A",
     "Habana Gaudi",  # the first Gaudi: not in the catalogue
     "NVIDIA A30",
-    "NVIDIA L40S",
+    "NVIDIA A40",
+    "NVIDIA RTX A5000",
     "Nvidia Tesla V100S-PCIe-32GB",  # the V100S, not the V100
     "NVIDIA H100-SXM5-96GB",  # not the 80 GB H100
     "NVIDIA A30-PCIE-24GB",
-    "NVIDIA Blackwell Ultra GPU (GB300)",
-    "NVIDIA Blackwell Ultra GPU (B300-SXM-270GB)",
-    "AMD Instinct MI355X",
+    "NVIDIA GeForce RTX 4090",
     "Graphcore IPU GC200",
     "Ascend910",
     "",
@@ -185,7 +189,7 @@ def test_the_units_are_sane():
         if "bf16" in peaks and "fp32" in peaks:
             assert peaks["bf16"] >= peaks["fp32"], device.slug
         if "fp8" in peaks and "bf16" in peaks:
-            assert peaks["bf16"] <= peaks["fp8"] <= 2.01 * peaks["bf16"], device.slug
+            assert peaks["bf16"] <= peaks["fp8"] <= 2.05 * peaks["bf16"], device.slug
 
 
 def test_every_required_device_has_its_bf16_or_fp16_peak_and_memory():
