@@ -83,6 +83,14 @@ OTHER_SPELLINGS = [
     ("NVIDIA A100 80GB", "a100-sxm4-80gb"),
     ("NVIDIA Tesla V100", "v100-sxm2-16gb"),
     ("nvidia h100 sxm5 80gb", "h100-sxm"),
+    # fixtures/results.json's device_kind: remarks in parentheses
+    ("NVIDIA A100 80GB (560 DGX A100)", "a100-sxm4-80gb"),
+    ("Google TPU v3 (chips)", "tpu-v3"),
+    ("Google TPU v4", "tpu-v4"),
+    ("NVIDIA V100 (Microsoft cluster)", "v100-sxm2-16gb"),
+    ("NVIDIA Tesla P40", "p40"),
+    ("NVIDIA M40", "m40"),
+    ("NVIDIA K20x (Titan supercomputer, recalled)", "k20x"),
 ]
 # Devices the catalogue does not hold, or names too vague to say which: None, never a guess.
 NOT_HELD = [
@@ -98,6 +106,8 @@ NOT_HELD = [
     "NVIDIA GeForce RTX 4090",
     "Graphcore IPU GC200",
     "Ascend910",
+    "Google TPU (recalled)",
+    "NVIDIA GTX 580 3GB",
     "",
     "x" * 500,
 ]
@@ -162,7 +172,7 @@ def test_every_value_has_its_page_and_its_figure():
     for device in devices().values():
         assert set(device.sources) == set(device.readings), device.slug
         for field, reading in device.readings.items():
-            assert reading.url.startswith("https://"), (device.slug, field)
+            assert reading.url.startswith(("https://", "http://")), (device.slug, field)
             assert reading.kind in catalogue.SOURCE_KINDS
             assert reading.divisor == 1 or reading.why, (device.slug, field)
         assert device.kind in catalogue.KINDS
@@ -181,8 +191,8 @@ def test_the_units_are_sane():
     assert devices()["tpu-v5p"].memory_bytes == 95 * 2**30
     assert devices()["tpu-v5p"].link_bandwidth == pytest.approx(600e9)
     for device in devices().values():
-        assert device.memory_bytes is None or 8e9 <= device.memory_bytes <= 400e9, device.slug
-        assert device.memory_bandwidth is None or 0.5e12 <= device.memory_bandwidth <= 10e12
+        assert device.memory_bytes is None or 2e9 <= device.memory_bytes <= 400e9, device.slug
+        assert device.memory_bandwidth is None or 0.1e12 <= device.memory_bandwidth <= 10e12
         assert device.link_bandwidth is None or 50e9 <= device.link_bandwidth <= 1e12
         peaks = {p: f for p, f in device.peak_flops.items() if f is not None}
         assert all(1e12 <= f <= 6e15 for f in peaks.values()), device.slug
