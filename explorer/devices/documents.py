@@ -110,6 +110,15 @@ def ordered(rows: list[dict], ordering: str) -> list[dict]:
     return known + unknown  # unknown last, whichever the direction
 
 
+def value_counts(rows: list[dict]) -> dict[str, int]:
+    """How many of the rows' values each kind of page gave, and how many are unknown."""
+    counts = dict.fromkeys([*SOURCE_KINDS, "unknown"], 0)
+    for row in rows:
+        for entry in row["values"].values():
+            counts[entry["source_kind"] if entry else "unknown"] += 1
+    return counts
+
+
 def answer(query) -> dict[str, Any]:
     """The document for a query string (a QueryDict); DevicesError when it is bad."""
     if problems := query_problems(query, [*DevicesForm.base_fields, "format"]):
@@ -130,6 +139,7 @@ def answer(query) -> dict[str, Any]:
         "total": len(devices()),
         "conventions": CONVENTIONS,
         "source_kinds": SOURCE_KINDS,
+        "value_counts": value_counts(rows),
         "columns": [
             {"name": column, "label": label, "unit": unit}
             for column, (_, label, unit) in COLUMNS.items()

@@ -2,6 +2,8 @@
 by parameter, and no database query: the tests have no database access (no django_db mark), so
 a query would fail them (the catalogue is a fixture file read once per process)."""
 
+import re
+
 import pytest
 
 ML_ENGINEERING = (
@@ -56,6 +58,7 @@ def test_it_answers_the_intel_devices_as_a_whole_document(client):
             "mlperf": "MLPerf system description (the submitter's)",
             "secondary": "secondary page",
         },
+        "value_counts": {"vendor": 1, "mlperf": 1, "secondary": 11, "unknown": 7},
         "columns": COLUMNS,
         "devices": [
             {
@@ -171,3 +174,4 @@ def test_the_page_shows_each_value_with_its_source_and_sorts_by_column(client):
     assert 'class="badge source-mlperf"' in html and 'class="badge source-vendor"' in html
     assert "989 TFLOP/s" in html and '<span class="unknown">unknown</span>' in html
     assert "/api/devices/?ordering=-bf16" in html
+    assert re.search(r"Their values: \d+\s+read on vendors' pages, \d+ on MLPerf", html)
