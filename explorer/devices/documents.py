@@ -16,6 +16,7 @@ from catalogue.devices import (
     Device,
     devices,
 )
+from explorer.templatetags.explorer_tags import si
 from explorer.web.forms import query_problems
 from explorer.web.links import link
 
@@ -69,13 +70,23 @@ def vendors() -> list[str]:
     return sorted({device.vendor for device in devices().values()})
 
 
+def shown(value: float, unit: str, read: str) -> str:
+    """A value as the table shows it: three significant digits with an SI prefix ("989 TFLOP/s"),
+    but in GiB for a memory its page gives in GiB or MiB (Google's "95 GiB" is not "102 GB")."""
+    if unit == "B" and read.rstrip().lower().endswith(("gib", "mib")):
+        return f"{value / 2**30:.3g} GiB"
+    return f"{si(value)}{unit}"
+
+
 def value_entry(device: Device, field: str, unit: str) -> dict[str, Any] | None:
     reading = device.readings.get(field)
     if reading is None:
         return None
+    value = reading.value if field != "memory_bytes" else device.memory_bytes
     return {
-        "value": reading.value if field != "memory_bytes" else device.memory_bytes,
+        "value": value,
         "unit": unit,
+        "shown": shown(value, unit, reading.read),
         "read": reading.read,
         "url": reading.url,
         "source_kind": reading.kind,
