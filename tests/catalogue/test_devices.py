@@ -4,6 +4,7 @@ writes them, and the fixture's integrity. Pure: no database."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import FrozenInstanceError
 
 import pytest
@@ -177,6 +178,26 @@ def test_every_value_has_its_page_and_its_figure():
             assert reading.divisor == 1 or reading.why, (device.slug, field)
         assert device.kind in catalogue.KINDS
         assert set(device.peak_flops) == set(catalogue.PRECISIONS)
+
+
+# Where a vendor writes: its sites, its documentation's repository (ROCm's docs are AMD's).
+VENDOR_PAGES = re.compile(
+    r"^https://(docs\.cloud\.google\.com/tpu/|cloud\.google\.com/tpu/|docs\.habana\.ai/|"
+    r"github\.com/ROCm/ROCm/blob/[0-9a-f]{40}/|[\w.]*nvidia\.com/|[\w.]*amd\.com/|[\w.]*intel\.com/)"
+)
+MLPERF_PAGES = re.compile(
+    r"^https://github\.com/mlcommons/training_results_v[\d.]+/blob/[0-9a-f]{40}/"
+)
+
+
+def test_each_reading_is_of_the_kind_its_address_says():
+    for device in devices().values():
+        for field, reading in device.readings.items():
+            where = (device.slug, field, reading.url)
+            assert bool(VENDOR_PAGES.match(reading.url)) == (reading.kind == "vendor"), where
+            assert bool(MLPERF_PAGES.match(reading.url)) == (reading.kind == "mlperf"), where
+            if "github.com" in reading.url:  # a repository's file: at a commit, never a branch
+                assert re.search(r"/blob/[0-9a-f]{40}/", reading.url), where
 
 
 def test_the_units_are_sane():
