@@ -111,7 +111,7 @@
 
   // A table wider than its box scrolls; a region that scrolls must take the keyboard's focus.
   function focusableWhenScrolling() {
-    document.querySelectorAll(".table-scroll, table.numbers, table.replay, pre").forEach(function (box) {
+    document.querySelectorAll(".table-scroll, table.numbers, table.replay, pre, .formula > math").forEach(function (box) {
       if (box.scrollWidth > box.clientWidth + 1) {
         if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
       }
