@@ -2,9 +2,10 @@
 the current page marked.
 
 A page joins the navigation by a line in NAV: (URL name, label, the URL names of the pages
-reached through it). A page "reached through" a link (a work through Works, a hub through
-Sections) marks that link's group as the current one, not the link itself: aria-current="page"
-is for the page the link opens.
+reached through it; "results:" names every page of that namespace). A page "reached through" a
+link (a work through Works, a hub through Sections, a page added under /results/) marks that
+link's group as the current one, not the link itself: aria-current="page" is for the page the
+link opens.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ NAV: list[tuple[str, str, list[tuple[str, str, tuple[str, ...]]]]] = [
         "survey",
         "The survey",
         [
-            ("works:category-list", "Sections", ("hubs:hub",)),
+            ("works:category-list", "Sections", ("hubs:",)),
             ("works:work-list", "Works", ("works:work-detail", "works:author-detail")),
             ("graph:graph", "Citation graph", ()),
             ("graph:snowball", "Snowballing", ()),
@@ -41,15 +42,15 @@ NAV: list[tuple[str, str, list[tuple[str, str, tuple[str, ...]]]]] = [
         [
             ("costs:techniques", "Techniques", ()),
             ("costs:costs", "Cost models", ()),
-            ("demos:demo-list", "Demos", ("demos:demo-detail", "demos:demo-run")),
-            ("planner:planner", "Planner", ("planner:derivations",)),
+            ("demos:demo-list", "Demos", ("demos:",)),
+            ("planner:planner", "Planner", ("planner:",)),
         ],
     ),
     (
         "evidence",
         "Evidence",
         [
-            ("results:results", "Results", ()),
+            ("results:results", "Results", ("results:",)),  # MLPerf's pages too
             ("works:sources", "Sources", ()),
             ("graph:data-quality", "Data quality", ()),
         ],
@@ -85,9 +86,15 @@ def nav_groups(view_name: str) -> list[NavGroup]:
     groups = []
     for slug, label, links in NAV:
         items = [NavLink(reverse_cached(name), text, name == view_name) for name, text, _ in links]
-        below = any(view_name == name or view_name in under for name, _, under in links)
+        below = any(view_name == name or _under(view_name, pages) for name, _, pages in links)
         groups.append(NavGroup(slug, label, items, below))
     return groups
+
+
+def _under(view_name: str, pages: tuple[str, ...]) -> bool:
+    return any(
+        view_name.startswith(page) if page.endswith(":") else view_name == page for page in pages
+    )
 
 
 @register.simple_tag(takes_context=True)

@@ -51,3 +51,16 @@ def test_every_link_of_the_navigation_answers(admin_client, survey):
     assert [len(group.links) for group in groups] == [len(links) for _, _, links in NAV]
     for link in (link for group in groups for link in group.links):
         assert admin_client.get(link.url).status_code == 200, link
+
+
+def test_it_marks_the_group_of_a_whole_namespace_but_not_its_neighbours():
+    def current(view_name: str) -> list[str]:
+        return [group.slug for group in nav_groups(view_name) if group.current]
+
+    assert current("results:results") == ["evidence"]
+    assert current("results:a-page-added-later") == ["evidence"]  # MLPerf's, under /results/
+    assert current("planner:derivations") == ["techniques"]
+    assert current("hubs:hub") == ["survey"]
+    assert current("graph:data-quality") == ["evidence"]
+    assert current("graph:graph") == ["survey"]
+    assert current("") == [] and current("api-root") == []
