@@ -93,3 +93,14 @@ def test_no_page_is_wider_than_a_phone(browser, live_survey, width):
         too_wide["/ with the menu open"] = found
     context.close()
     assert (too_wide, errors) == ({}, [])
+
+
+def test_the_home_page_leads_in_three_desktop_screens(browser, live_survey):
+    """The home page is a start, not the catalogue: at most three screens of a 1280 x 800 desktop
+    (the list of every work, 20,900 px of it, is the works page's)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_survey.url}/")
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    context.close()
+    assert height <= 3 * 800
