@@ -276,6 +276,16 @@ class WorkQuerySet(models.QuerySet):
     def after_survey(self) -> WorkQuerySet:
         return self.filter(era=Era.AFTER)
 
+    def era_counts(self) -> dict[str, int]:
+        """The works in the survey, the entries of its bibliography among them, and the works
+        after it, in one query (the home page's figures)."""
+        survey = Q(era=Era.SURVEY)
+        return self.aggregate(
+            survey=Count("pk", filter=survey),
+            references=Count("pk", filter=survey & Q(survey_ref__isnull=False)),
+            after=Count("pk", filter=Q(era=Era.AFTER)),
+        )
+
     def in_era(self, era: str, indexed: bool = True) -> WorkQuerySet:
         """`survey`, `after` or `all` (no filter); anything else is the caller's 400.
 

@@ -9,7 +9,6 @@ from django.core.paginator import EmptyPage
 from django.db.models import Count, Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
-from django.template.loader import render_to_string
 
 from catalogue import bibtex, metadata
 from catalogue.models import (
@@ -20,48 +19,48 @@ from catalogue.models import (
     Citation,
     CostModel,
     Provenance,
+    Result,
+    Technique,
     Work,
 )
 from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.pagination import counted_paginator, page_size_message
 from explorer.works import plots
-from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter, category_tree, era_parameter
+from explorer.works.filters import (
+    MAX_QUERY_LENGTH,
+    ORDERINGS,
+    WorkFilter,
+    category_tree,
+    era_parameter,
+)
 from explorer.works.find_links import search_links
 
 DEFAULT_PAGE_SIZE = 50
-HOME_LIST_LIMIT = 300
+HOME_NEWEST = 5  # the newest works after the survey on the home page; the rest on /works/
 SURVEYED_WORKS_CLAIMED = 240  # FACTS.md §4, source S1: "the survey reviews 240 papers"
 
 
 @cached_for_anonymous
 def home(request):
-    """The survey's works and figures, then the works after it, each list on its own."""
+    """Where a reader starts: the survey's map with its counts, the search, one way into each
+    thing a reader does next, and the newest works after the survey (all works: /works/)."""
     return render(request, "works/home.html", per_version("home", home_context))
 
 
 def home_context() -> dict:
-    """Nothing on the home page depends on the request: built once per catalogue version, the
-    lists of works as HTML (570 rows of template are most of the page's cost)."""
-    # The whole survey fits (270 works); a larger catalogue lists its first works and links on.
-    in_survey = Work.objects.in_survey()
-    works = list(in_survey.for_rows()[:HOME_LIST_LIMIT])
-    work_count = len(works) if len(works) < HOME_LIST_LIMIT else in_survey.count()
-    later_works = Work.objects.after_survey().for_rows().order_by("year", "key")
-    later = list(later_works[:HOME_LIST_LIMIT])
-    later_count = (
-        len(later) if len(later) < HOME_LIST_LIMIT else Work.objects.after_survey().count()
-    )
+    """Nothing on the home page depends on the request: built once per catalogue version."""
+    counts = Work.objects.era_counts()
+    # The works page's "newest first" (?era=after&ordering=-year), so that its link shows more.
+    newest = Work.objects.after_survey().for_rows().order_by(*ORDERINGS["-year"])
     return {
         "levels": Category.objects.level_counts_by_era(),
-        "works_html": render_to_string("works/_work_rows.html", {"works": works}),
-        "works_shown": len(works),
-        "work_count": work_count,
-        "more_count": work_count - len(works),
-        "reference_count": in_survey.references().count(),
-        "later_html": render_to_string("works/_work_rows.html", {"works": later}),
-        "later_count": later_count,
-        "later_more_count": later_count - len(later),
+        "work_count": counts["survey"],
+        "reference_count": counts["references"],
+        "later_count": counts["after"],
+        "newest": list(newest[:HOME_NEWEST]),
+        "technique_count": Technique.objects.count(),
+        "result_count": Result.objects.count(),
     }
 
 

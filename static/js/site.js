@@ -1,5 +1,6 @@
-// Every page: the phone menu, filter panels closed on small screens, wide tables reachable by
-// keyboard. Progressive: without JavaScript the menu is shown open and panels keep their state.
+// Every page: the navigation's menus (grouped on a wide screen, under "Menu" on a phone), filter panels
+// closed on small screens, wide tables reachable by keyboard. Progressive: without JavaScript every
+// group of the navigation is shown open and panels keep their state.
 (function () {
   "use strict";
   var narrow = window.matchMedia("(max-width: 800px)");
@@ -12,6 +13,7 @@
       button.setAttribute("aria-expanded", String(open));
       document.body.classList.toggle("menu-open", open);
       if (open) { var first = nav.querySelector("a"); if (first) first.focus(); }
+      else { closeGroups(null); }
     });
     document.addEventListener("keydown", function (event) {
       if (event.key === "Escape" && button.getAttribute("aria-expanded") === "true") {
@@ -20,6 +22,37 @@
       }
     });
   }
+
+  // The navigation's groups, each a disclosure button (the wide screen's menus): one open at a
+  // time; Escape, a click elsewhere or the focus leaving the group closes it.
+  var toggles = Array.prototype.slice.call(document.querySelectorAll(".nav-toggle"));
+  function setGroup(toggle, open) {
+    toggle.setAttribute("aria-expanded", String(open));
+  }
+  function closeGroups(except) {
+    toggles.forEach(function (toggle) { if (toggle !== except) setGroup(toggle, false); });
+  }
+  toggles.forEach(function (toggle) {
+    var group = toggle.parentElement;
+    toggle.addEventListener("click", function () {
+      var open = toggle.getAttribute("aria-expanded") !== "true";
+      closeGroups(toggle);
+      setGroup(toggle, open);
+    });
+    group.addEventListener("focusout", function (event) {
+      if (!group.contains(event.relatedTarget)) setGroup(toggle, false);
+    });
+    group.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && toggle.getAttribute("aria-expanded") === "true") {
+        event.stopPropagation();  // the phone menu stays open
+        setGroup(toggle, false);
+        toggle.focus();
+      }
+    });
+  });
+  document.addEventListener("click", function (event) {
+    if (!event.target.closest || !event.target.closest(".nav-group")) closeGroups(null);
+  });
 
   // On a phone the results come first and the filters wait, folded, below them.
   if (narrow.matches) {
@@ -78,7 +111,7 @@
 
   // A table wider than its box scrolls; a region that scrolls must take the keyboard's focus.
   function focusableWhenScrolling() {
-    document.querySelectorAll(".table-scroll, table.numbers, table.replay, pre").forEach(function (box) {
+    document.querySelectorAll(".table-scroll, table.numbers, table.replay, pre, .formula > math").forEach(function (box) {
       if (box.scrollWidth > box.clientWidth + 1) {
         if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
       }

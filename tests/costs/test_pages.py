@@ -101,7 +101,7 @@ def test_it_links_the_cost_pages_from_the_navigation_even_with_an_empty_catalogu
     assert response.status_code == 200
     page = response.content.decode()
     assert "No allreduce formulas in the catalogue" in page
-    assert '<a href="/costs/">Cost models</a>' in page
+    assert '<a href="/costs/" aria-current="page">Cost models</a>' in page
     assert '<a href="/techniques/">Techniques</a>' in page
 
 

@@ -155,14 +155,37 @@ def test_it_folds_the_menu_and_the_filters_on_a_phone(sized, live_survey):
     works_link = page.get_by_role("navigation", name="Site").get_by_role("link", name="Works")
     panel = page.locator("#filters-panel")
     if size == "desktop":
+        # The groups are menus: a disclosure button opens one, Escape closes it and goes back.
         expect(menu).to_be_hidden()
+        survey = page.get_by_role("button", name="The survey")
+        expect(works_link).to_be_hidden()
+        survey.focus()
+        page.keyboard.press("Enter")
+        expect(survey).to_have_attribute("aria-expanded", "true")
         expect(works_link).to_be_visible()
+        expect(works_link).to_have_attribute("aria-current", "page")
+        page.keyboard.press("Tab")
+        expect(page.locator("#nav-survey a").first).to_be_focused()
+        page.keyboard.press("Escape")
+        expect(works_link).to_be_hidden()
+        expect(survey).to_be_focused()
+        expect(survey).to_have_attribute("aria-expanded", "false")
+        # Another group opens alone; a click elsewhere closes it.
+        page.get_by_role("button", name="Evidence").click()
+        expect(page.get_by_role("link", name="Data quality")).to_be_visible()
+        page.locator("footer.site").click()
+        expect(page.get_by_role("link", name="Data quality")).to_be_hidden()
         expect(panel).to_have_attribute("open", "")
     else:
         expect(works_link).to_be_hidden()
         menu.click()
         expect(menu).to_have_attribute("aria-expanded", "true")
         expect(works_link).to_be_visible()
+        # Under "Menu", every group at once, each under its heading.
+        expect(page.locator(".nav-heading")).to_have_text(
+            ["The survey", "Techniques and models", "Evidence", "API and curators"]
+        )
+        expect(page.get_by_role("link", name="Data quality")).to_be_visible()
         expect(page.locator("#site-nav a").first).to_be_focused()
         page.keyboard.press("Escape")
         expect(works_link).to_be_hidden()

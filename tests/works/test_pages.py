@@ -10,35 +10,56 @@ from tests.helpers import clear_caches, make_assignment, make_category, make_wor
 
 
 @pytest.mark.django_db
-def test_it_shows_the_levels_and_all_270_works_on_the_home_page(client, survey):
+def test_it_leads_from_the_home_page_without_listing_every_work(client, survey):
     response = client.get("/")
     assert response.status_code == 200
-    assert response.context["work_count"] == 270
-    names = [level.name for level in response.context["levels"]]
+    context = response.context
+    assert (context["work_count"], context["reference_count"], context["later_count"]) == (
+        270,
+        269,
+        43,
+    )
+    names = [level.name for level in context["levels"]]
     assert names[:3] == [
         "Concurrency in operators",
         "Concurrency in networks",
         "Concurrency in training",
     ]
-    assert b"QSGD: Communication-Efficient SGD" in response.content
+    html = response.content.decode()
+    # One way into each thing a reader does next.
+    for url in ("/categories/", "/snowball/", "/techniques/", "/costs/", "/demos/", "/planner/"):
+        assert f'href="{url}"' in html
+    assert 'href="/results/#summary"' in html and 'href="/results/#charts"' in html
+    # The list of works is the works page's, not the home page's.
+    assert b"QSGD: Communication-Efficient SGD" not in response.content
+    assert 'href="/works/?era=after&amp;ordering=-year">All 43 works after the survey' in html
+    assert len(response.content) < 60_000
 
 
 @pytest.mark.django_db
-def test_it_lists_the_first_works_of_a_larger_catalogue_on_the_home_page(
-    client, monkeypatch, django_assert_num_queries
-):
-    monkeypatch.setattr("explorer.works.views.HOME_LIST_LIMIT", 3)
-    for index in range(5):
-        make_work(f"w{index}", survey_ref=index + 1 if index < 4 else None)
-    # 1 the catalogue version (response cache), 2 the first works, 3 their authorships,
-    # 4 their assignments, 5 the count of the survey's works, 6 the works after the survey (none
-    # here), 7-8 the level counts of both eras (categories, then their works), 9 the references
-    # (the version read once per request: the level counts kept per version ask it again)
+def test_it_shows_the_newest_works_after_the_survey_as_the_api_orders_them(client, survey):
+    newest = [work.key for work in client.get("/").context["newest"]]
+    api = client.get("/api/works/?era=after&ordering=-year&page_size=5").json()
+    assert newest == [work["key"] for work in api["results"]]
+    assert newest[0] == "wang2024zeropp"
+
+
+@pytest.mark.django_db
+def test_it_builds_the_home_page_in_a_constant_number_of_queries(client, django_assert_num_queries):
+    for index in range(4):
+        make_work(f"w{index}", survey_ref=index + 1 if index < 3 else None)
+    for year in range(2019, 2025):
+        make_work(f"later{year}", year=year, era="after", source_url="https://example.org/l")
+    # 1 the catalogue version (response cache), 2 the counts of both eras, 3-4 the newest works
+    # and their authors, 5-6 the level counts of both eras (categories, then their works),
+    # 7 the techniques, 8 the measured results
     with django_assert_num_queries(8):
         response = client.get("/")
-    assert len(response.context["works"]) == 3
-    assert (response.context["work_count"], response.context["reference_count"]) == (5, 4)
-    assert "2 more on the works page" in response.content.decode()
+    newest = [work.key for work in response.context["newest"]]
+    assert newest == ["later2024", "later2023", "later2022", "later2021", "later2020"]
+    context = response.context
+    assert (context["work_count"], context["reference_count"], context["later_count"]) == (4, 3, 6)
+    assert "All 6 works after the survey" in response.content.decode()
 
 
 @pytest.mark.django_db
