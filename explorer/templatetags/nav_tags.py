@@ -44,6 +44,7 @@ NAV: list[tuple[str, str, list[tuple[str, str, tuple[str, ...]]]]] = [
             ("costs:costs", "Cost models", ()),
             ("demos:demo-list", "Demos", ("demos:",)),
             ("planner:planner", "Planner", ("planner:",)),
+            ("devices:devices", "Devices", ()),
         ],
     ),
     (
