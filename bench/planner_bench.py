@@ -57,7 +57,7 @@ def pure(runs: int) -> None:
             f"  {slug:10} ranked table {table:6.1f} ms   sweep of {points} P values {swept:6.1f} ms"
         )
     from explorer.planner.transformer import NETWORKS as TRANSFORMER_NETWORKS
-    from explorer.planner.transformer_plan import NETWORK_DEFAULTS
+    from explorer.planner.transformer_network import NETWORK_DEFAULTS
 
     for query in TRANSFORMERS:
         values = dict(item.split("=") for item in query.split("&"))

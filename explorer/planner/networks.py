@@ -19,14 +19,10 @@ from typing import Any
 import numpy as np
 
 from .formulas import Assumption, Derivation, Formulas, evaluate, number_text
+from .shape import within_tolerance
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "networks.json"
 FLOPS_PER_OPERATION = {"conv": 2, "fc": 2, "pool": 1, "relu": 1, "bn": 1}
-# Within this relative difference a computed total "agrees" with the paper's figure, the same as
-# the transformers' (transformer_plan.TOLERANCE): the papers round to two or three digits (60
-# million, 3.8×10^9: up to 1.3 %) and do not say whether they count biases, batch-normalisation
-# parameters or shortcut projections; every survey CNN agrees within 1.7 %.
-TOLERANCE = 0.02
 
 FLOP_ASSUMPTION = Assumption(
     "flops-per-operation",
@@ -322,7 +318,7 @@ def paper_comparison(network: Network, computed: dict[str, Any]) -> list[dict[st
                 "paper_text": figures.get(f"{name}_text", ""),
                 "source": figures.get(f"{name}_url") or figures.get("parameters_url", ""),
                 "relative_difference": difference,
-                "within_tolerance": None if difference is None else abs(difference) <= TOLERANCE,
+                "within_tolerance": within_tolerance(difference),
                 "reason": reason if stated is not None else "The paper's figure is unknown to us.",
                 "computed_text": number_text(ours),
             }

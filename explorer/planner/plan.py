@@ -3,14 +3,14 @@ derivations, and a sweep of step time and efficiency against P. Numbers in, dict
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from . import transformer_plan
 from .formulas import Formulas, check_complete
-from .machine import Inputs, PlannerInputError, machine_document
-from .networks import TOLERANCE, networks, paper_comparison, totals
+from .machine import Inputs, PlannerInputError
+from .networks import networks, paper_comparison, totals
 from .sensitivity import sensitivity
+from .shape import TOLERANCE, Plan, build, ranked
 from .strategies import Context, all_outcomes, describe, prime_exchanges
 from .transformer import is_transformer
 
@@ -59,22 +59,6 @@ def network_document(
     }
 
 
-def ranked(strategies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    def key(strategy: dict[str, Any]) -> tuple:
-        usable = strategy["applicable"] and strategy["fits"]
-        return (not usable, strategy["step_time"] if usable else math.inf, strategy["slug"])
-
-    ordered = sorted(strategies, key=key)
-    rank = 0
-    for strategy in ordered:
-        if strategy["applicable"] and strategy["fits"]:
-            rank += 1
-            strategy["rank"] = rank
-        else:
-            strategy["rank"] = None
-    return ordered
-
-
 def strategies_at(
     inputs: Inputs, formulas: Formulas, primer: Context | None = None, detailed: bool = True
 ) -> tuple[list[dict], float]:
@@ -120,7 +104,7 @@ def batches_needed(inputs: Inputs, points: list[int]) -> list[float]:
     return sizes + [inputs.batch / p for p in points]
 
 
-def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> dict[str, Any]:
+def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> Plan:
     if is_transformer(inputs.network):  # after the survey: layouts instead of layer tables
         return transformer_plan.plan(inputs, formulas)
     if inputs.recompute == "selective":
@@ -134,13 +118,12 @@ def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> dict[st
     ctx.prime(batches_needed(inputs, sweep_points(inputs) if with_sweep else []))
     strategies, single = strategies_at(inputs, formulas, ctx)
     strategies = ranked(strategies)
-    return {
-        "inputs": inputs.query(),
-        "machine": machine_document(inputs),
-        "network": network_document(inputs, formulas, ctx),
-        "single_node_time": single,
-        "ranking_note": RANKING_NOTE,
-        "strategies": strategies,
-        "sensitivity": sensitivity(strategies),
-        "sweep": sweep(inputs, formulas, ctx) if with_sweep else None,
-    }
+    return build(
+        inputs,
+        network_document(inputs, formulas, ctx),
+        single,
+        RANKING_NOTE,
+        strategies,
+        sensitivity(strategies),
+        sweep(inputs, formulas, ctx) if with_sweep else None,
+    )

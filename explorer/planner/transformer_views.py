@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .transformer_plan import DAY
-
-SHOWN_LAYOUTS = 8
+from .shape import DAY, SHOWN_LAYOUTS
 
 
 def number(value: float | None, unit: str = "") -> str:

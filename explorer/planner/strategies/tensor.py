@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..layouts import Layouts
+from ..layouts.space import Layouts
 
 
 @dataclass(frozen=True)
