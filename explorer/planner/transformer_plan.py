@@ -33,7 +33,8 @@ from .machine import Inputs, PlannerInputError
 from .sensitivity import sensitivity, with_layouts
 from .shape import Plan, Strategy, build, ranked
 from .strategies.base import PRECISION
-from .strategies.tensor import STRATEGIES, TransformerStrategy
+from .strategies.registry import transformer_strategies
+from .strategies.tensor import TransformerStrategy
 from .transformer import TransformerConfig, check, config_for
 from .transformer_network import network_document
 
@@ -65,7 +66,8 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
         )
     search = evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas)
     strategies = [
-        _strategy(strategy, inputs, config, formulas, triples, search) for strategy in STRATEGIES
+        _strategy(strategy, inputs, config, formulas, triples, search)
+        for strategy in transformer_strategies()
     ]
     network = network_document(inputs, config, formulas)
     single = network["flops_per_step"] / inputs.achieved_flops

@@ -131,5 +131,3 @@ STRATEGIES: tuple[TransformerStrategy, ...] = (
         {},
     ),
 )
-
-TRANSFORMER_STRATEGY_SLUGS: tuple[str, ...] = tuple(s.slug for s in STRATEGIES)
