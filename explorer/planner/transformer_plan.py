@@ -30,6 +30,7 @@ from .layouts.space import (
 from .layouts.step import evaluate_layouts
 from .layouts.table import layouts_document, time_to_train
 from .machine import Inputs, PlannerInputError
+from .network_model import from_transformer
 from .sensitivity import sensitivity, with_layouts
 from .shape import Plan, Strategy, build, ranked
 from .strategies.base import PRECISION
@@ -70,7 +71,8 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
         for strategy in transformer_strategies()
     ]
     network = network_document(inputs, config, formulas)
-    single = network["flops_per_step"] / inputs.achieved_flops
+    model = from_transformer(config, inputs.batch, inputs.recompute, formulas)
+    single = model.single_device_time(inputs.achieved_flops)
     for strategy in strategies:
         if strategy["applicable"] and strategy["step_time"]:
             strategy["speedup"] = single / strategy["step_time"]

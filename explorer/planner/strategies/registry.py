@@ -1,12 +1,12 @@
 """The planner's one registry of strategies: every strategy once, by slug, with how it is
 evaluated for each kind of network it applies to and why it does not apply to the others.
 
-Two kinds of network produce the planner's network model: a layer table (the survey's CNNs,
-networks.py) and a transformer configuration (transformer.py). A strategy applies to a kind
-when it has an evaluator for it: a `Family` composition over the layer table's costs (one module
-of this package per family), or a `TransformerStrategy`, a family of the layout space dp × tp ×
-pp with its ZeRO stage, sequence parallelism and schedule (tensor.py, layouts/). ZeRO and the
-1F1B and interleaved pipelines are one entry each, evaluated for both kinds.
+Two kinds of network produce the planner's network model (network_model.py): a layer table (the
+survey's CNNs, networks.py) and a transformer configuration (transformer.py). A strategy applies
+to a kind when it has an evaluator for it: a `Family` composition over the layer table's costs
+(one module of this package per family), or a `TransformerStrategy`, a family of the layout
+space dp × tp × pp with its ZeRO stage, sequence parallelism and schedule (tensor.py, layouts/).
+ZeRO and the 1F1B and interleaved pipelines are one entry each, evaluated for both kinds.
 
 Adding a strategy: its evaluator (a family module appended to FAMILIES, or a TransformerStrategy
 appended to tensor.STRATEGIES); the registry, the form's choices and the API's schema follow.
@@ -16,13 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..network_model import LAYER_TABLE, TRANSFORMER
 from . import data, hybrid, model, pipeline, sharded
 from .base import Family
 from .tensor import STRATEGIES, TransformerStrategy
-
-LAYER_TABLE = "layer-table"
-TRANSFORMER = "transformer"
-KINDS = (LAYER_TABLE, TRANSFORMER)
 
 FAMILIES: tuple[Family, ...] = (
     data.FAMILY,
