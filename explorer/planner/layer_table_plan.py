@@ -11,7 +11,7 @@ from .machine import Inputs, PlannerInputError
 from .network_model import from_layer_table
 from .networks import networks, paper_comparison, totals
 from .sensitivity import sensitivity
-from .shape import TOLERANCE, NetworkTotals, Plan, build, ranked
+from .shape import TOLERANCE, NetworkTotals, Plan, Strategy, build, ranked
 from .strategies import Context, all_outcomes, describe, prime_exchanges
 
 RANKING_NOTE = (
@@ -59,7 +59,7 @@ def network_document(inputs: Inputs, formulas: Formulas, ctx: Context) -> Networ
 
 def strategies_at(
     inputs: Inputs, formulas: Formulas, primer: Context | None = None, detailed: bool = True
-) -> tuple[list[dict], float]:
+) -> tuple[list[Strategy], float]:
     ctx = Context(inputs, networks()[inputs.network], formulas)
     if primer is not None:  # a sweep: share what the primer computed for all P at once
         ctx._costs, ctx.memo = primer._costs, primer.memo

@@ -201,24 +201,52 @@ def totals(
     `computed`: the layer costs at `batch` and at 1, when the caller has them already."""
     costs, one = computed or layer_costs_many(network, formulas, [batch, 1])
     sources = list(costs.used.values())
-    forward_work = float(costs.forward_work.sum())
-    backward_work = float(costs.backward_work.sum())
-    depth_forward = float(costs.forward_depth.sum())
-    depth_backward = float(costs.backward_depth.sum())
-    multiply_adds = float(one.multiply_adds.sum())
-    activations = float(activations_per_sample(network).sum())
-    derivations = [
+    figures = {
+        "forward_work": float(costs.forward_work.sum()),
+        "backward_work": float(costs.backward_work.sum()),
+        "forward_depth": float(costs.forward_depth.sum()),
+        "backward_depth": float(costs.backward_depth.sum()),
+        "forward_multiply_adds": float(one.multiply_adds.sum()),
+        "activations_per_sample": float(activations_per_sample(network).sum()),
+    }
+    depth = figures["forward_depth"] + figures["backward_depth"]
+    return {
+        "forward_work": figures["forward_work"],
+        "backward_work": figures["backward_work"],
+        "forward_multiply_adds": figures["forward_multiply_adds"],
+        "depth": depth,
+        "forward_depth": figures["forward_depth"],
+        "backward_depth": figures["backward_depth"],
+        "average_parallelism": (figures["forward_work"] + figures["backward_work"]) / depth,
+        "activations_per_sample": figures["activations_per_sample"],
+        "parameters": network.parameters,
+        "flops_per_step": float(costs.flops.sum()),
+        "derivations": [d.as_dict() for d in _derivations(network, costs, one, batch, figures)],
+        "cost_models": [s.reference() for s in sources] + [FLOP_ASSUMPTION.reference()],
+    }
+
+
+def _derivations(
+    network: Network, costs: LayerCosts, one: LayerCosts, batch: int, figures: dict[str, float]
+) -> list[Derivation]:
+    """How each total was obtained: the table's sums under the catalogue's formulas."""
+    layers = len(network.layers)
+
+    def used(part: str) -> list:
+        return [s for s in costs.used.values() if part in _role_of(s, costs.used)]
+
+    return [
         Derivation(
             "parameters",
             network.parameters,
             "values",
             "Σ layers (C_out·(C_in/groups)·K² + C_out biases, or 2·C_out with batch norm)",
-            f"Σ over {len(network.layers)} layers of the table",
+            f"Σ over {layers} layers of the table",
             note="Counted from the layer table (not a cost model).",
         ),
         Derivation(
             "forward multiply-adds per sample",
-            multiply_adds,
+            figures["forward_multiply_adds"],
             "multiply-adds",
             "Σ conv/fc layers of the forward work formula at N = 1",
             f"Σ over {int((one.multiply_adds > 0).sum())} conv and fc layers",
@@ -226,62 +254,48 @@ def totals(
         ),
         Derivation(
             "forward work per minibatch",
-            forward_work,
+            figures["forward_work"],
             "operations",
             "Σ layers of the forward work formulas (conv, fc, pooling, activation, batch norm)",
-            f"N = {batch}; Σ over {len(network.layers)} layers",
-            [s for s in sources if ".forward.work" in _role_of(s, costs.used)],
+            f"N = {batch}; Σ over {layers} layers",
+            used(".forward.work"),
         ),
         Derivation(
             "backward work per minibatch",
-            backward_work,
+            figures["backward_work"],
             "operations",
             "Σ layers of the input-gradient and weight-gradient work formulas",
-            f"N = {batch}; Σ over {len(network.layers)} layers",
-            [s for s in sources if "gradient.work" in _role_of(s, costs.used)],
+            f"N = {batch}; Σ over {layers} layers",
+            used("gradient.work"),
         ),
         Derivation(
             "forward depth",
-            depth_forward,
+            figures["forward_depth"],
             "steps",
             "Σ main-chain layers of the forward depth formulas (layers run one after another)",
             f"N = {batch}; Σ over the main chain",
-            [s for s in sources if ".forward.depth" in _role_of(s, costs.used)],
+            used(".forward.depth"),
             note="Projection shortcuts run beside the main chain and add no depth.",
         ),
         Derivation(
             "backward depth",
-            depth_backward,
+            figures["backward_depth"],
             "steps",
             "Σ main-chain layers of the input-gradient depth formulas",
             f"N = {batch}; Σ over the main chain",
-            [s for s in sources if "input_gradient.depth" in _role_of(s, costs.used)],
+            used("input_gradient.depth"),
             note="The weight gradients branch off the input-gradient chain, so they add no depth.",
         ),
         Derivation(
             "activations per sample",
-            activations,
+            figures["activations_per_sample"],
             "values",
             "Σ layers C_out·H_out·W_out",
-            f"Σ over {len(network.layers)} layers",
+            f"Σ over {layers} layers",
             note="One stored output per layer (ReLU and batch-norm outputs are not counted "
             "separately): a lower bound on what a framework keeps.",
         ),
     ]
-    return {
-        "forward_work": forward_work,
-        "backward_work": backward_work,
-        "forward_multiply_adds": multiply_adds,
-        "depth": depth_forward + depth_backward,
-        "forward_depth": depth_forward,
-        "backward_depth": depth_backward,
-        "average_parallelism": (forward_work + backward_work) / (depth_forward + depth_backward),
-        "activations_per_sample": activations,
-        "parameters": network.parameters,
-        "flops_per_step": float(costs.flops.sum()),
-        "derivations": [d.as_dict() for d in derivations],
-        "cost_models": [s.reference() for s in sources] + [FLOP_ASSUMPTION.reference()],
-    }
 
 
 def _role_of(source: Any, used: dict[str, Any]) -> str:

@@ -155,7 +155,7 @@ def describe(
     inputs: Inputs,
     config: TransformerConfig,
     formulas: Formulas,
-) -> dict[str, Any]:
+) -> Strategy:
     out = {name: values[index] for name, values in layouts.out.items()}
     memory = {
         part: float(out[part])

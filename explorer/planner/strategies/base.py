@@ -17,7 +17,6 @@ import bisect
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -35,6 +34,7 @@ from ..formulas import (
 from ..machine import Inputs
 from ..network_model import NetworkModel, from_layer_table
 from ..networks import FLOP_ASSUMPTION, LayerCosts, Network, layer_costs_many
+from ..shape import Strategy
 
 NO_OVERLAP = Assumption(
     "no-overlap",
@@ -366,7 +366,7 @@ def unconfirmed_parts(outcome: Outcome) -> dict[str, list[str]]:
     }
 
 
-def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> dict[str, Any]:
+def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> Strategy:
     """An outcome as the API shows it (before ranking); a sweep point needs no derivations."""
     single = ctx.single_node_time
     fits = outcome.applicable and outcome.memory.get("total", 0.0) <= ctx.inputs.memory
