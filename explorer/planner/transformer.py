@@ -15,11 +15,6 @@ from .formulas import Formulas, evaluate
 
 # Megatron-LM's 2021 paper (Narayanan et al., SC21, arXiv 2104.04473), its FLOPs formula.
 MEGATRON_2021 = "https://arxiv.org/abs/2104.04473"
-MEGATRON_FLOPS_CODE = (
-    "https://githubissues.com/NVIDIA/Megatron-LM/995 (the formula expanded: 72·B·s·l·h²·"
-    "(1 + s/(6h) + V/(12·l·h)) without recomputation, equal to the paper's 96·…·V/(16·l·h) "
-    "form with it)"
-)
 MEGATRON_README = (
     "https://github.com/NVIDIA/Megatron-LM/blob/145d2eb947a614fdf81e73efd0cf417c1bc5ac94/README.md"
     " (Megatron-LM README: vocabulary 51,200, sequence 2048, up to 3072 A100 GPUs for the "
@@ -50,9 +45,6 @@ LLAMA2_7B_SHAPES = (
 )
 DEEPSPEED_MOE = (
     "https://github.com/microsoft/DeepSpeed/blob/master/docs/_posts/2021-12-09-deepspeed-moe-nlg.md"
-)
-MEGATRON_PARAMS_CODE = (
-    "https://github.com/NVIDIA/Megatron-LM/blob/main/megatron/training/theoretical_memory_usage.py"
 )
 
 
