@@ -283,6 +283,7 @@ class MachinePreset:
     name: str
     values: dict[str, Any]
     sources: dict[str, str]  # input name -> where the value comes from ("example value" else)
+    device: str = ""  # its devices' entry in devices.DEVICES ("": example values)
 
 
 def _on(device: Device, precision: str) -> tuple[dict[str, Any], dict[str, str]]:
@@ -380,6 +381,7 @@ PRESETS: dict[str, MachinePreset] = {
                 "intra_latency_us": UNKNOWN_INTRA_LATENCY,
                 "intra_bandwidth_gbs": DEVICES["p100"].source("peak"),  # its NVLink, same page
             },
+            "p100",
         ),
         MachinePreset(
             "a100-cluster",
@@ -402,6 +404,7 @@ PRESETS: dict[str, MachinePreset] = {
                 "intra_bandwidth_gbs": A100_NVLINK,
                 "intra_latency_us": A100_INTRA_LATENCY,
             },
+            "a100-80gb",
         ),
     )
 }

@@ -25,7 +25,6 @@ STRATEGY = {"data": "data-ring", "single": "data-ring"}
 # the planner's preset), on the planner's A100 machine preset (its sources on /planner/).
 TRANSFORMERS = {"gpt 1T": "megatron-1t", "gpt-3 175B": "gpt3-175b"}
 TRANSFORMER_MACHINE = "a100-cluster"
-TRANSFORMER_DEVICE = "a100-80gb"  # the device of that preset (its peak and memory)
 ONE_DEVICE = Link("none", "none", 1.0, 1.0)  # one device: no link (its values unused)
 
 
@@ -152,7 +151,7 @@ def _predict_throughput(result: dict, formulas: Any) -> dict[str, Any]:
     if measured is None or not config["devices"] or not config["global_batch"]:
         return _cannot("no FLOP/s per device, devices or global batch recorded to compare with")
     preset = PRESETS[TRANSFORMER_MACHINE]
-    device = DEVICES[TRANSFORMER_DEVICE]
+    device = DEVICES[preset.device]
     if matching(DEVICES, config["device_kind"]) is not device:
         return _cannot(
             f"the planner's transformer machine is an {device.name} cluster; this run used "
