@@ -1,7 +1,7 @@
-"""The planner's answer for a transformer: the network beside its paper (parameters, FLOPs as
-Megatron-LM 2021 counts them and the 6·N·D rule), the strategies (each the fastest layout of its
-family), and the whole layout search ranked, with why the others lose. Same top-level shape as
-plan.py's answer for the survey's networks, plus `layouts`. Numbers in, dicts out; no ORM."""
+"""The plan of a transformer: the network beside its paper (transformer_network.py), the
+registry's strategies for transformers (each the fastest layout of its family in the layout
+space, layouts/), and the whole layout search ranked, with why the others lose; built by
+shape.build like a layer table's, plus `layouts`. Numbers in, dicts out; no ORM."""
 
 from __future__ import annotations
 
