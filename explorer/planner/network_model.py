@@ -138,3 +138,21 @@ def from_transformer(
         activations=np.concatenate([[between], np.full(config.layers, kept), [0.0]]),
         exchanged=np.concatenate([[between], np.full(config.layers, between), [0.0]]),
     )
+
+
+@dataclass(frozen=True)
+class StepFlops:
+    """A transformer step's FLOPs: as the devices run them (recomputation included) and as the
+    network needs them (no recomputation: what MFU counts)."""
+
+    hardware: float
+    model: float
+
+
+def transformer_step(
+    config: TransformerConfig, batch: float, recompute: str, formulas: Formulas
+) -> tuple[NetworkModel, StepFlops]:
+    """The transformer's model for this recomputation, and its step's FLOPs both ways."""
+    network = from_transformer(config, batch, recompute, formulas)
+    plain = network if recompute == "none" else from_transformer(config, batch, "none", formulas)
+    return network, StepFlops(network.totals.flops_per_step, plain.totals.flops_per_step)

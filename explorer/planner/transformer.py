@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .formulas import Formulas, evaluate
-
 # Megatron-LM's 2021 paper (Narayanan et al., SC21, arXiv 2104.04473), its FLOPs formula.
 MEGATRON_2021 = "https://arxiv.org/abs/2104.04473"
 MEGATRON_README = (
@@ -407,21 +405,6 @@ def flops_values(config: TransformerConfig, batch: float, recompute: str) -> dic
         "m": float(linear),
         "n": float(core),
     }
-
-
-def catalogue_flops(
-    config: TransformerConfig, batch: float, recompute: str, formulas: Formulas
-) -> tuple[float, float]:
-    """(hardware, model) FLOPs of a training step: the catalogue's `transformer.flops`
-    (2·B·s·l·p·m + 4·B·s²·h·l·n + 6·B·s·h·V) with this recomputation's passes, and with 3 passes
-    (no recomputation, what MFU counts). The one FLOP count of the transformers: the network's
-    totals and every layout's compute use it."""
-    record = formulas["transformer.flops"]
-    values = flops_values(config, batch, recompute)
-    return (
-        float(evaluate(record, values)),
-        float(evaluate(record, values | {"m": 3.0, "n": 3.0})),
-    )
 
 
 def active_parameters(config: TransformerConfig) -> float:

@@ -8,6 +8,7 @@ from typing import Any
 
 from .formulas import Derivation, Formulas, evaluate, number_text
 from .machine import Inputs
+from .network_model import StepFlops
 from .shape import TOLERANCE, Comparison, NetworkTotals, within_tolerance
 from .transformer import (
     CUSTOM,
@@ -15,7 +16,6 @@ from .transformer import (
     Preset,
     TransformerConfig,
     active_parameters,
-    catalogue_flops,
     flops_values,
     parameter_parts,
     parameters,
@@ -42,25 +42,24 @@ def _megatron_role(inputs: Inputs, config: TransformerConfig) -> str | None:
 
 
 def _flops_derivations(
-    inputs: Inputs, config: TransformerConfig, formulas: Formulas
+    inputs: Inputs, config: TransformerConfig, formulas: Formulas, flops: StepFlops
 ) -> list[Derivation]:
-    """Training FLOPs per step three ways: the catalogue's formula (what the plan uses), the
-    6·N·D rule and, for a GPT layer, Megatron-LM 2021's."""
+    """Training FLOPs per step three ways: the catalogue's formula over the network model's
+    layers (what the plan uses), the 6·N·D rule and, for a GPT layer, Megatron-LM 2021's."""
     values = flops_values(config, inputs.batch, inputs.recompute)
-    hardware, model = catalogue_flops(config, inputs.batch, inputs.recompute, formulas)
     record, rule = formulas["transformer.flops"], formulas["transformer.six_nd"]
     six_values = {"N": active_parameters(config), "D": float(inputs.batch * config.seq_len)}
     derivations = [
         Derivation(
             "training FLOPs per step",
-            hardware,
+            flops.hardware,
             "FLOPs",
             record.formula,
             "",
             [record],
             values=values,
             note=f"Recomputation {inputs.recompute}; model FLOPs (no recomputation) "
-            f"{number_text(model)}.",
+            f"{number_text(flops.model)}.",
         ),
         Derivation(
             "6·N·D rule",
@@ -137,7 +136,7 @@ def _paper(preset: Preset | None) -> dict[str, Any]:
 
 
 def network_document(
-    inputs: Inputs, config: TransformerConfig, formulas: Formulas
+    inputs: Inputs, config: TransformerConfig, formulas: Formulas, flops: StepFlops
 ) -> NetworkTotals:
     """The network's totals as the plan shows them, beside its paper."""
     preset = PRESETS.get(inputs.network)
@@ -150,10 +149,9 @@ def network_document(
         ", ".join(f"{k} {number_text(v)}" for k, v in parameter_parts(config).items()),
         note="Counted from the configuration (not a cost model).",
     )
-    flops = _flops_derivations(inputs, config, formulas)
-    hardware, six = flops[0], flops[1]
-    megatron = flops[2].value if len(flops) > 2 else None
-    model = catalogue_flops(config, inputs.batch, inputs.recompute, formulas)[1]
+    derived = _flops_derivations(inputs, config, formulas, flops)
+    six = derived[1]
+    megatron = derived[2].value if len(derived) > 2 else None
     document: dict[str, Any] = {
         "slug": inputs.network,
         "name": preset.name if preset else "Transformer of your configuration",
@@ -162,8 +160,8 @@ def network_document(
         "parameters": total,
         "active_parameters": active_parameters(config),
         "parameter_parts": parameter_parts(config),
-        "flops_per_step": hardware.value,
-        "model_flops_per_step": model,
+        "flops_per_step": flops.hardware,
+        "model_flops_per_step": flops.model,
         "megatron_flops_per_step": megatron,
         "six_nd_flops_per_step": six.value,
         "tokens_per_step": inputs.batch * config.seq_len,
@@ -172,7 +170,7 @@ def network_document(
         "paper": _paper(preset),
         "comparison": _comparison(preset, total),
         "tolerance": TOLERANCE,
-        "derivations": [d.as_dict() for d in [counted, *flops]],
-        "cost_models": [s.reference() for d in flops for s in d.sources],
+        "derivations": [d.as_dict() for d in [counted, *derived]],
+        "cost_models": [s.reference() for d in derived for s in d.sources],
     }
     return document  # type: ignore[return-value]

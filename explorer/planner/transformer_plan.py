@@ -30,7 +30,7 @@ from .layouts.space import (
 from .layouts.step import evaluate_layouts
 from .layouts.table import layouts_document, time_to_train
 from .machine import Inputs, PlannerInputError
-from .network_model import from_transformer
+from .network_model import StepFlops, transformer_step
 from .sensitivity import sensitivity, with_layouts
 from .shape import Plan, Strategy, build, ranked
 from .strategies.base import PRECISION
@@ -65,13 +65,13 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
             f"tp: no layout of P = {inputs.P} with tp at most devices_per_node "
             f"({inputs.devices_per_node}) matches the pinned tp, pp, dp"
         )
-    search = evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas)
+    model, flops = transformer_step(config, inputs.batch, inputs.recompute, formulas)
+    search = evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas, flops)
     strategies = [
-        _strategy(strategy, inputs, config, formulas, triples, search)
+        _strategy(strategy, inputs, config, formulas, triples, search, flops)
         for strategy in transformer_strategies()
     ]
-    network = network_document(inputs, config, formulas)
-    model = from_transformer(config, inputs.batch, inputs.recompute, formulas)
+    network = network_document(inputs, config, formulas, flops)
     single = model.single_device_time(inputs.achieved_flops)
     for strategy in strategies:
         if strategy["applicable"] and strategy["step_time"]:
@@ -97,6 +97,7 @@ def _strategy(
     formulas: Formulas,
     triples: list,
     search: Layouts,
+    flops: StepFlops,
 ) -> Strategy:
     empty: dict[str, Any] = {
         "slug": strategy.slug,
@@ -131,9 +132,8 @@ def _strategy(
     if strategy.slug == "3d":
         layouts = search
     else:
-        layouts = evaluate_layouts(
-            candidates(inputs, config, triples, **strategy.options), inputs, config, formulas
-        )
+        chosen = candidates(inputs, config, triples, **strategy.options)
+        layouts = evaluate_layouts(chosen, inputs, config, formulas, flops)
     mask = strategy.choose(layouts, inputs.devices_per_node)
     if strategy.moe_only:
         mask = mask & (layouts.out["expert_parallel"] > 1)

@@ -4,7 +4,7 @@ sequence of layers, whose totals are the networks' (parameters, FLOPs per step) 
 import numpy as np
 import pytest
 
-from explorer.planner.formulas import fixture_formulas
+from explorer.planner.formulas import evaluate, fixture_formulas
 from explorer.planner.network_model import (
     LAYER_TABLE,
     TRANSFORMER,
@@ -12,7 +12,7 @@ from explorer.planner.network_model import (
     from_transformer,
 )
 from explorer.planner.networks import layer_costs, networks
-from explorer.planner.transformer import PRESETS, catalogue_flops, config_for, parameters
+from explorer.planner.transformer import PRESETS, config_for, flops_values, parameters
 
 FORMULAS = fixture_formulas()
 MOE = config_for(
@@ -40,7 +40,7 @@ def test_a_transformer_is_embedding_blocks_and_output_summing_to_the_catalogue_f
     model = from_transformer(config, 512, recompute, FORMULAS)
     assert model.kind == TRANSFORMER and len(model.names) == config.layers + 2
     assert model.totals.parameters == parameters(config)
-    hardware, _ = catalogue_flops(config, 512, recompute, FORMULAS)
+    hardware = evaluate(FORMULAS["transformer.flops"], flops_values(config, 512, recompute))
     assert model.totals.flops_per_step == pytest.approx(hardware, rel=1e-12)
     assert (model.backward_flops[1:-1] > model.forward_flops[1:-1]).all()
 

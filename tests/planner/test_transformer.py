@@ -8,11 +8,11 @@ from explorer.planner import transformer
 from explorer.planner.formulas import evaluate, fixture_formulas
 from explorer.planner.layouts.step import activation_array
 from explorer.planner.machine import Inputs
+from explorer.planner.network_model import from_transformer
 from explorer.planner.shape import TOLERANCE
 from explorer.planner.transformer import (
     PRESETS,
     active_parameters,
-    catalogue_flops,
     flops_values,
     parameters,
 )
@@ -28,7 +28,7 @@ def megatron_flops(c, batch: float, recompute: str) -> float:
 
 
 def training_flops(c, batch: float, recompute: str) -> float:
-    return catalogue_flops(c, batch, recompute, FORMULAS)[0]
+    return from_transformer(c, batch, recompute, FORMULAS).totals.flops_per_step
 
 
 def six_nd(c, tokens: float) -> float:

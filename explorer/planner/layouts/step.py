@@ -21,8 +21,8 @@ import numpy as np
 
 from ..formulas import Formulas, evaluate
 from ..machine import Inputs
+from ..network_model import StepFlops
 from ..transformer import PASSES, TransformerConfig, layer_parameters, parameter_parts
-from ..transformer import catalogue_flops as training_flops
 from .exchange import DataExchange, between_nodes, data_exchange, ring
 from .space import Layouts
 
@@ -172,11 +172,16 @@ def _memory(x: _Shape, on_device: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def evaluate_layouts(
-    layouts: Layouts, inputs: Inputs, config: TransformerConfig, formulas: Formulas
+    layouts: Layouts,
+    inputs: Inputs,
+    config: TransformerConfig,
+    formulas: Formulas,
+    flops: StepFlops,
 ) -> Layouts:
-    """Every quantity of every layout, as arrays in `layouts.out`."""
+    """Every quantity of every layout, as arrays in `layouts.out`; `flops`: the network model's
+    FLOPs per step."""
     x = _shape(layouts, inputs, config, formulas)
-    hardware, model = training_flops(config, inputs.batch, inputs.recompute, formulas)
+    hardware, model = flops.hardware, flops.model
     compute = np.full(len(layouts), hardware / (inputs.P * inputs.achieved_flops))
     pp = layouts.pp
     fraction = evaluate(formulas["pipeline.bubble_1f1b"], {"p": pp, "v": layouts.v, "m": x.micro})
