@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .formulas import Formulas, evaluate
-from .networks import LayerCosts, Network, activations_per_sample
+from .networks import LayerCosts, Network
 from .transformer import TransformerConfig, flops_values, parameter_parts
 
 LAYER_TABLE = "layer-table"  # the kinds of network, each with its strategies in the registry
@@ -63,11 +63,11 @@ class NetworkModel:
 def from_layer_table(network: Network, costs: LayerCosts) -> NetworkModel:
     """A CNN: one layer per row of its table; a layer's output is what it keeps and what it
     sends to the next stage."""
-    activations = activations_per_sample(network)
+    names, parameters, activations = network.layer_arrays
     return NetworkModel(
         kind=LAYER_TABLE,
-        names=tuple(row["name"] for row in network.layers),
-        parameters=network.column("parameters"),
+        names=names,
+        parameters=parameters,
         forward_flops=costs.forward_flops,
         backward_flops=costs.backward_flops,
         activations=activations,

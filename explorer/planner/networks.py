@@ -56,6 +56,13 @@ class Network:
     def parameters(self) -> int:
         return sum(row["parameters"] for row in self.layers)
 
+    @functools.cached_property
+    def layer_arrays(self) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+        """Each layer's name, parameters and output values per sample, read from the table
+        once (a sweep builds the network model at every P)."""
+        names = tuple(row["name"] for row in self.layers)
+        return names, self.column("parameters"), activations_per_sample(self)
+
 
 @functools.cache
 def networks() -> dict[str, Network]:
