@@ -127,7 +127,7 @@ def build(
     layouts: dict[str, Any] | None = None,
 ) -> Plan:
     """The plan's document, the same shape for every network (`layouts` for a transformer)."""
-    document: Plan = {
+    document: dict[str, Any] = {
         "inputs": inputs.query(),
         "machine": machine_document(inputs),
         "network": network,
@@ -135,10 +135,8 @@ def build(
         "ranking_note": ranking_note,
         "strategies": strategies,
         "sensitivity": sensitivity,
-        "sweep": sweep,
     }
-    if layouts is not None:  # before the sweep, as the page reads it
-        del document["sweep"]
+    if layouts is not None:
         document["layouts"] = layouts
-        document["sweep"] = sweep
-    return document
+    document["sweep"] = sweep
+    return document  # type: ignore[return-value]
