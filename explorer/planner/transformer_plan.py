@@ -34,8 +34,8 @@ from .network_model import StepFlops, transformer_step
 from .sensitivity import sensitivity, with_layouts
 from .shape import Plan, Strategy, build, ranked
 from .strategies.base import PRECISION
+from .strategies.layout_families import TransformerStrategy
 from .strategies.registry import transformer_strategies
-from .strategies.tensor import TransformerStrategy
 from .transformer import TransformerConfig, check, config_for
 from .transformer_network import network_document
 

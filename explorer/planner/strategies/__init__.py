@@ -4,7 +4,7 @@ node split into weights, gradients, optimizer state and activations.
 
 One registry (registry.py) for every network: one module per family of the survey networks'
 strategies, each declaring a `Family` (its inputs, its cost models, the strategies it yields and
-its composition), and the transformers' layout families (tensor.py: data, ZeRO, tensor,
+its composition), and the transformers' layout families (layout_families.py: data, ZeRO, tensor,
 sequence, pipelines, expert, 3-D), each entry with the kinds of network it applies to and why
 not the others. The shared model and pieces are in `base`.
 

@@ -5,8 +5,8 @@ Two kinds of network produce the planner's network model (network_model.py): a l
 survey's CNNs, networks.py) and a transformer configuration (transformer.py). A strategy applies
 to a kind when it has an evaluator for it: a `Family` composition over the layer table's costs
 (one module of this package per family), or a `TransformerStrategy`, a family of the layout
-space dp × tp × pp with its ZeRO stage, sequence parallelism and schedule (tensor.py, layouts/).
-ZeRO and the 1F1B and interleaved pipelines are one entry each, evaluated for both kinds.
+space dp × tp × pp with its ZeRO stage, sequence parallelism and schedule (layout_families.py,
+layouts/). ZeRO and the 1F1B and interleaved pipelines are one entry each, for both kinds.
 
 Adding a strategy: its evaluator (a family module appended to FAMILIES, or a TransformerStrategy
 appended to tensor.STRATEGIES); the registry, the form's choices and the API's schema follow.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..network_model import LAYER_TABLE, TRANSFORMER
 from . import data, hybrid, model, pipeline, sharded
 from .base import Family
-from .tensor import STRATEGIES, TransformerStrategy
+from .layout_families import STRATEGIES, TransformerStrategy
 
 FAMILIES: tuple[Family, ...] = (
     data.FAMILY,
