@@ -130,6 +130,11 @@ class Context:
     def parameters(self) -> np.ndarray:
         return self.model.parameters
 
+    @property
+    def exchanged(self) -> np.ndarray:
+        """Values per sample each layer sends on when the network is split after it."""
+        return self.model.exchanged
+
     def compute_sources(self) -> list[Source]:
         return list(self.costs(self.inputs.batch).used.values()) + [FLOP_ASSUMPTION]
 
