@@ -38,6 +38,7 @@ def median_ms(function, runs: int) -> float:
 
 
 def pure(runs: int) -> None:
+    from explorer.planner import layer_table_plan
     from explorer.planner import plan as planning
     from explorer.planner.formulas import fixture_formulas
     from explorer.planner.machine import parse
@@ -51,13 +52,13 @@ def pure(runs: int) -> None:
         )
         planning.plan(inputs, formulas)  # warm the parse cache, as a running server has
         table = median_ms(lambda i=inputs: planning.plan(i, formulas, with_sweep=False), runs)
-        swept = median_ms(lambda i=inputs: planning.sweep(i, formulas), runs)
-        points = len(planning.sweep_points(inputs))
+        swept = median_ms(lambda i=inputs: layer_table_plan.sweep(i, formulas), runs)
+        points = len(layer_table_plan.sweep_points(inputs))
         print(
             f"  {slug:10} ranked table {table:6.1f} ms   sweep of {points} P values {swept:6.1f} ms"
         )
     from explorer.planner.transformer import NETWORKS as TRANSFORMER_NETWORKS
-    from explorer.planner.transformer_plan import NETWORK_DEFAULTS
+    from explorer.planner.transformer_network import NETWORK_DEFAULTS
 
     for query in TRANSFORMERS:
         values = dict(item.split("=") for item in query.split("&"))

@@ -17,7 +17,7 @@ from .formulas import CatalogueIncomplete
 from .machine import BOUNDS, PlannerInputError, parse
 from .networks import networks
 from .transformer import NETWORKS
-from .transformer_plan import NETWORK_DEFAULTS
+from .transformer_network import NETWORK_DEFAULTS
 
 PARAMETERS = frozenset({*PlannerForm.base_fields, *BOUNDS})
 

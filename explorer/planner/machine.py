@@ -11,6 +11,8 @@ import functools
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from .devices import DEVICES, Device
+
 MAX_P = 4096
 MAX_SWEEP_POINTS = 32
 ALLREDUCE_ALGORITHMS = ("ring", "tree", "butterfly", "rabenseifner")
@@ -281,6 +283,17 @@ class MachinePreset:
     name: str
     values: dict[str, Any]
     sources: dict[str, str]  # input name -> where the value comes from ("example value" else)
+    device: str = ""  # its devices' entry in devices.DEVICES ("": example values)
+
+
+def _on(device: Device, precision: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """A preset's peak and memory from the device table, with their sources."""
+    values = {"flops": device.flops(precision), "memory_gb": device.memory_gb}
+    return values, {"flops": device.source("peak"), "memory_gb": device.source("memory_gb")}
+
+
+P100_VALUES, P100_SOURCES = _on(DEVICES["p100"], "fp32")
+A100_VALUES, A100_SOURCES = _on(DEVICES["a100-80gb"], "bf16-mixed")
 
 
 EXAMPLE = "example value"
@@ -298,29 +311,12 @@ BIG_BASIN = (
     "the reduction inside a server (https://developer.nvidia.com/blog/facebook-trains-imagenet-in-"
     "1-hour/)"
 )
-P100_NVLINK = (
-    "Tesla P100 with NVLink (SXM2): 10.6 TFLOPS single precision, 16 GB of HBM2, NVLink between "
-    "GPUs 80 GB/s per direction at its theoretical peak (https://www.microway.com/hpc-tech-tips/"
-    "nvidia-tesla-p100-nvlink-16gb-gpu-accelerator-pascal-gp100-sxm2-close/)"
-)
 GOYAL_ETHERNET = (
     "50 Gbit/s Ethernet between servers, as issue 25 states Goyal et al.'s network; UNCONFIRMED: "
     "not found on a stored page (the paper's text was not available)"
 )
 UNKNOWN_INTRA_LATENCY = "unknown (no source found): the latency between nodes is used"
 
-A100_PEAK = (
-    "312 teraFLOP/s, the A100's dense BF16 and FP16 Tensor Core peak (624 with sparsity): "
-    "https://glennklockwood.com/garden/processors/A100, from NVIDIA's A100 datasheet "
-    "(https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
-    "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf, not stored here)"
-)
-A100_NODE = (
-    "8 NVIDIA 80GB A100 GPUs per node: the Megatron-LM README on NVIDIA's Selene ('Each cluster "
-    "node has 8 NVIDIA 80GB A100 GPUs', from January 2022 to July 2024: "
-    "https://github.com/NVIDIA/Megatron-LM/blob/145d2eb947a614fdf81e73efd0cf417c1bc5ac94/"
-    "README.md)"
-)
 A100_NVLINK = (
     "300 GB/s each way: an A100's twelve third-generation NVLink links carry 600 GB/s in all "
     "(NVIDIA, https://www.nvidia.com/de-de/data-center/nvlink/; '300+300 GB/s NVLink' at "
@@ -369,8 +365,7 @@ PRESETS: dict[str, MachinePreset] = {
             "Goyal et al.'s 256 P100 GPUs, 8 per server on NVLink, Ethernet between servers",
             {
                 "P": 256,
-                "flops": 10.6e12,
-                "memory_gb": 16.0,
+                **P100_VALUES,
                 "latency_us": 5.0,
                 "bandwidth_gbs": 6.25,
                 "gamma": 4,
@@ -380,13 +375,13 @@ PRESETS: dict[str, MachinePreset] = {
             },
             {
                 "P": GOYAL_HARDWARE,
-                "flops": P100_NVLINK,
-                "memory_gb": P100_NVLINK,
+                **P100_SOURCES,
                 "bandwidth_gbs": GOYAL_ETHERNET,
                 "devices_per_node": BIG_BASIN,
                 "intra_latency_us": UNKNOWN_INTRA_LATENCY,
-                "intra_bandwidth_gbs": P100_NVLINK,
+                "intra_bandwidth_gbs": DEVICES["p100"].source("peak"),  # its NVLink, same page
             },
+            "p100",
         ),
         MachinePreset(
             "a100-cluster",
@@ -394,8 +389,7 @@ PRESETS: dict[str, MachinePreset] = {
             "latencies example values)",
             {
                 "P": 1024,
-                "flops": 312e12,
-                "memory_gb": 80.0,
+                **A100_VALUES,
                 "latency_us": 5.0,
                 "bandwidth_gbs": 25.0,
                 "gamma": 4,
@@ -404,13 +398,13 @@ PRESETS: dict[str, MachinePreset] = {
                 "intra_bandwidth_gbs": 300.0,
             },
             {
-                "flops": A100_PEAK,
-                "memory_gb": A100_NODE,
-                "devices_per_node": A100_NODE,
+                **A100_SOURCES,
+                "devices_per_node": A100_SOURCES["memory_gb"],  # the same README: 8 per node
                 "bandwidth_gbs": LLAMA2_LINKS,
                 "intra_bandwidth_gbs": A100_NVLINK,
                 "intra_latency_us": A100_INTRA_LATENCY,
             },
+            "a100-80gb",
         ),
     )
 }

@@ -19,13 +19,10 @@ from typing import Any
 import numpy as np
 
 from .formulas import Assumption, Derivation, Formulas, evaluate, number_text
+from .shape import within_tolerance
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "networks.json"
 FLOPS_PER_OPERATION = {"conv": 2, "fc": 2, "pool": 1, "relu": 1, "bn": 1}
-# Within this relative difference a computed total "agrees" with the paper's figure: the papers
-# round to two or three digits (60 million, 3.8×10^9: up to 1.3 %) and do not say whether they
-# count biases, batch-normalisation parameters or shortcut projections (up to a few per cent).
-TOLERANCE = 0.05
 
 FLOP_ASSUMPTION = Assumption(
     "flops-per-operation",
@@ -58,6 +55,13 @@ class Network:
     @property
     def parameters(self) -> int:
         return sum(row["parameters"] for row in self.layers)
+
+    @functools.cached_property
+    def layer_arrays(self) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+        """Each layer's name, parameters and output values per sample, read from the table
+        once (a sweep builds the network model at every P)."""
+        names = tuple(row["name"] for row in self.layers)
+        return names, self.column("parameters"), activations_per_sample(self)
 
 
 @functools.cache
@@ -204,24 +208,52 @@ def totals(
     `computed`: the layer costs at `batch` and at 1, when the caller has them already."""
     costs, one = computed or layer_costs_many(network, formulas, [batch, 1])
     sources = list(costs.used.values())
-    forward_work = float(costs.forward_work.sum())
-    backward_work = float(costs.backward_work.sum())
-    depth_forward = float(costs.forward_depth.sum())
-    depth_backward = float(costs.backward_depth.sum())
-    multiply_adds = float(one.multiply_adds.sum())
-    activations = float(activations_per_sample(network).sum())
-    derivations = [
+    figures = {
+        "forward_work": float(costs.forward_work.sum()),
+        "backward_work": float(costs.backward_work.sum()),
+        "forward_depth": float(costs.forward_depth.sum()),
+        "backward_depth": float(costs.backward_depth.sum()),
+        "forward_multiply_adds": float(one.multiply_adds.sum()),
+        "activations_per_sample": float(activations_per_sample(network).sum()),
+    }
+    depth = figures["forward_depth"] + figures["backward_depth"]
+    return {
+        "forward_work": figures["forward_work"],
+        "backward_work": figures["backward_work"],
+        "forward_multiply_adds": figures["forward_multiply_adds"],
+        "depth": depth,
+        "forward_depth": figures["forward_depth"],
+        "backward_depth": figures["backward_depth"],
+        "average_parallelism": (figures["forward_work"] + figures["backward_work"]) / depth,
+        "activations_per_sample": figures["activations_per_sample"],
+        "parameters": network.parameters,
+        "flops_per_step": float(costs.flops.sum()),
+        "derivations": [d.as_dict() for d in _derivations(network, costs, one, batch, figures)],
+        "cost_models": [s.reference() for s in sources] + [FLOP_ASSUMPTION.reference()],
+    }
+
+
+def _derivations(
+    network: Network, costs: LayerCosts, one: LayerCosts, batch: int, figures: dict[str, float]
+) -> list[Derivation]:
+    """How each total was obtained: the table's sums under the catalogue's formulas."""
+    layers = len(network.layers)
+
+    def used(part: str) -> list:
+        return [s for s in costs.used.values() if part in _role_of(s, costs.used)]
+
+    return [
         Derivation(
             "parameters",
             network.parameters,
             "values",
             "Σ layers (C_out·(C_in/groups)·K² + C_out biases, or 2·C_out with batch norm)",
-            f"Σ over {len(network.layers)} layers of the table",
+            f"Σ over {layers} layers of the table",
             note="Counted from the layer table (not a cost model).",
         ),
         Derivation(
             "forward multiply-adds per sample",
-            multiply_adds,
+            figures["forward_multiply_adds"],
             "multiply-adds",
             "Σ conv/fc layers of the forward work formula at N = 1",
             f"Σ over {int((one.multiply_adds > 0).sum())} conv and fc layers",
@@ -229,62 +261,48 @@ def totals(
         ),
         Derivation(
             "forward work per minibatch",
-            forward_work,
+            figures["forward_work"],
             "operations",
             "Σ layers of the forward work formulas (conv, fc, pooling, activation, batch norm)",
-            f"N = {batch}; Σ over {len(network.layers)} layers",
-            [s for s in sources if ".forward.work" in _role_of(s, costs.used)],
+            f"N = {batch}; Σ over {layers} layers",
+            used(".forward.work"),
         ),
         Derivation(
             "backward work per minibatch",
-            backward_work,
+            figures["backward_work"],
             "operations",
             "Σ layers of the input-gradient and weight-gradient work formulas",
-            f"N = {batch}; Σ over {len(network.layers)} layers",
-            [s for s in sources if "gradient.work" in _role_of(s, costs.used)],
+            f"N = {batch}; Σ over {layers} layers",
+            used("gradient.work"),
         ),
         Derivation(
             "forward depth",
-            depth_forward,
+            figures["forward_depth"],
             "steps",
             "Σ main-chain layers of the forward depth formulas (layers run one after another)",
             f"N = {batch}; Σ over the main chain",
-            [s for s in sources if ".forward.depth" in _role_of(s, costs.used)],
+            used(".forward.depth"),
             note="Projection shortcuts run beside the main chain and add no depth.",
         ),
         Derivation(
             "backward depth",
-            depth_backward,
+            figures["backward_depth"],
             "steps",
             "Σ main-chain layers of the input-gradient depth formulas",
             f"N = {batch}; Σ over the main chain",
-            [s for s in sources if "input_gradient.depth" in _role_of(s, costs.used)],
+            used("input_gradient.depth"),
             note="The weight gradients branch off the input-gradient chain, so they add no depth.",
         ),
         Derivation(
             "activations per sample",
-            activations,
+            figures["activations_per_sample"],
             "values",
             "Σ layers C_out·H_out·W_out",
-            f"Σ over {len(network.layers)} layers",
+            f"Σ over {layers} layers",
             note="One stored output per layer (ReLU and batch-norm outputs are not counted "
             "separately): a lower bound on what a framework keeps.",
         ),
     ]
-    return {
-        "forward_work": forward_work,
-        "backward_work": backward_work,
-        "forward_multiply_adds": multiply_adds,
-        "depth": depth_forward + depth_backward,
-        "forward_depth": depth_forward,
-        "backward_depth": depth_backward,
-        "average_parallelism": (forward_work + backward_work) / (depth_forward + depth_backward),
-        "activations_per_sample": activations,
-        "parameters": network.parameters,
-        "flops_per_step": float(costs.flops.sum()),
-        "derivations": [d.as_dict() for d in derivations],
-        "cost_models": [s.reference() for s in sources] + [FLOP_ASSUMPTION.reference()],
-    }
 
 
 def _role_of(source: Any, used: dict[str, Any]) -> str:
@@ -321,7 +339,7 @@ def paper_comparison(network: Network, computed: dict[str, Any]) -> list[dict[st
                 "paper_text": figures.get(f"{name}_text", ""),
                 "source": figures.get(f"{name}_url") or figures.get("parameters_url", ""),
                 "relative_difference": difference,
-                "within_tolerance": None if difference is None else abs(difference) <= TOLERANCE,
+                "within_tolerance": within_tolerance(difference),
                 "reason": reason if stated is not None else "The paper's figure is unknown to us.",
                 "computed_text": number_text(ours),
             }

@@ -1,146 +1,20 @@
-"""The planner's answer: the network's totals beside its paper, the ranked strategies with their
-derivations, and a sweep of step time and efficiency against P. Numbers in, dicts out; no ORM."""
+"""The planner's answer for any network: its network model's kind picks the registry's
+strategies (a layer table's family compositions, or a transformer's layout search), and one
+builder (shape.build) writes the document the page and /api/planner/ show. Numbers in, dicts
+out; no ORM."""
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
-from . import transformer_plan
-from .formulas import Formulas, check_complete
-from .machine import Inputs, PlannerInputError, machine_document
-from .networks import TOLERANCE, networks, paper_comparison, totals
-from .sensitivity import sensitivity
-from .strategies import Context, all_outcomes, describe, prime_exchanges
+from . import layer_table_plan, transformer_plan
+from .formulas import Formulas
+from .machine import Inputs
+from .shape import Plan
 from .transformer import is_transformer
 
-RANKING_NOTE = (
-    "Ranked by step time among the strategies that fit in memory, fastest first. Every strategy's "
-    "compute time uses the catalogue's backward-pass work rows, which are recalled (not checked "
-    "against the survey); strategies are marked with every unconfirmed formula they rest on."
-)
 
-
-def network_document(
-    inputs: Inputs, formulas: Formulas, ctx: Context | None = None
-) -> dict[str, Any]:
-    network = networks()[inputs.network]
-    layers = (ctx.costs(inputs.batch), ctx.costs(1)) if ctx else None
-    computed = totals(network, formulas, inputs.batch, layers)
-    figures = network.paper_figures
-    return {
-        "slug": network.slug,
-        "name": network.name,
-        "parameters": computed["parameters"],
-        "forward_work": computed["forward_work"],
-        "backward_work": computed["backward_work"],
-        "forward_multiply_adds": computed["forward_multiply_adds"],
-        "depth": computed["depth"],
-        "average_parallelism": computed["average_parallelism"],
-        "activations_per_sample": computed["activations_per_sample"],
-        "flops_per_step": computed["flops_per_step"],
-        "batch": inputs.batch,
-        "paper": {
-            "work": network.key,
-            "ref": network.ref,
-            "url": network.paper_url,
-            "parameters": figures.get("parameters"),
-            "parameters_text": figures.get("parameters_text", ""),
-            "forward_multiply_adds": figures.get("multiply_adds"),
-            "forward_multiply_adds_text": figures.get("multiply_adds_text", ""),
-            "layers_source": network.layers_source,
-            "paper_batch": network.batch,
-        },
-        "comparison": paper_comparison(network, computed),
-        "tolerance": TOLERANCE,
-        "layers": list(network.layers),
-        "derivations": computed["derivations"],
-        "cost_models": computed["cost_models"],
-    }
-
-
-def ranked(strategies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    def key(strategy: dict[str, Any]) -> tuple:
-        usable = strategy["applicable"] and strategy["fits"]
-        return (not usable, strategy["step_time"] if usable else math.inf, strategy["slug"])
-
-    ordered = sorted(strategies, key=key)
-    rank = 0
-    for strategy in ordered:
-        if strategy["applicable"] and strategy["fits"]:
-            rank += 1
-            strategy["rank"] = rank
-        else:
-            strategy["rank"] = None
-    return ordered
-
-
-def strategies_at(
-    inputs: Inputs, formulas: Formulas, primer: Context | None = None, detailed: bool = True
-) -> tuple[list[dict], float]:
-    ctx = Context(inputs, networks()[inputs.network], formulas)
-    if primer is not None:  # a sweep: share what the primer computed for all P at once
-        ctx._costs, ctx.memo = primer._costs, primer.memo
-    described = [describe(outcome, ctx, detailed) for outcome in all_outcomes(ctx)]
-    return described, ctx.single_node_time
-
-
-def sweep_points(inputs: Inputs) -> list[int]:
-    """`sweep_points` values of P from 1 to `sweep_max`, evenly spaced on a log scale."""
-    count, top = inputs.sweep_points, inputs.sweep_max
-    points = {round(top ** (i / (count - 1))) for i in range(count)}
-    return sorted(points | {1})
-
-
-def sweep(inputs: Inputs, formulas: Formulas, primer: Context | None = None) -> dict[str, Any]:
-    """Step time and efficiency of every strategy at each P of the sweep (None where a strategy
-    does not apply; `fits` says where it runs out of memory)."""
-    points = sweep_points(inputs)
-    series: dict[str, dict[str, Any]] = {}
-    primer = primer or Context(inputs, networks()[inputs.network], formulas)
-    primer.prime(batches_needed(inputs, points))
-    prime_exchanges(primer, points)
-    for p in points:
-        strategies, _ = strategies_at(inputs.with_p(p), formulas, primer, detailed=False)
-        for strategy in strategies:
-            entry = series.setdefault(
-                strategy["slug"],
-                {"name": strategy["name"], "step_time": [], "efficiency": [], "fits": []},
-            )
-            entry["step_time"].append(strategy["step_time"])
-            entry["efficiency"].append(strategy["efficiency"])
-            entry["fits"].append(strategy["fits"])
-    return {"P": points, "strategies": series}
-
-
-def batches_needed(inputs: Inputs, points: list[int]) -> list[float]:
-    """Every minibatch size whose layer costs an answer uses: the whole minibatch, one sample
-    (the paper's per-sample figures), a micro-batch, and N/P for each P."""
-    sizes = [inputs.batch, 1, inputs.batch / inputs.micro_batches, inputs.batch / inputs.P]
-    return sizes + [inputs.batch / p for p in points]
-
-
-def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> dict[str, Any]:
-    if is_transformer(inputs.network):  # after the survey: layouts instead of layer tables
+def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> Plan:
+    """The plan of `inputs.network` on the machine of `inputs`; a sweep over P for layer tables
+    (`with_sweep`), the layout search for transformers."""
+    if is_transformer(inputs.network):
         return transformer_plan.plan(inputs, formulas)
-    if inputs.recompute == "selective":
-        raise PlannerInputError(
-            "recompute=selective (the attention scores only, Korthikanti et al.) applies to "
-            f"transformer networks; for {inputs.network} choose none or full"
-        )
-    check_complete(formulas)
-    # One context computes every layer cost the answer needs in one vectorised pass.
-    ctx = Context(inputs, networks()[inputs.network], formulas)
-    ctx.prime(batches_needed(inputs, sweep_points(inputs) if with_sweep else []))
-    strategies, single = strategies_at(inputs, formulas, ctx)
-    strategies = ranked(strategies)
-    return {
-        "inputs": inputs.query(),
-        "machine": machine_document(inputs),
-        "network": network_document(inputs, formulas, ctx),
-        "single_node_time": single,
-        "ranking_note": RANKING_NOTE,
-        "strategies": strategies,
-        "sensitivity": sensitivity(strategies),
-        "sweep": sweep(inputs, formulas, ctx) if with_sweep else None,
-    }
+    return layer_table_plan.plan(inputs, formulas, with_sweep)

@@ -8,17 +8,11 @@ it was read when no stored source shows it.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 # Megatron-LM's 2021 paper (Narayanan et al., SC21, arXiv 2104.04473), its FLOPs formula.
 MEGATRON_2021 = "https://arxiv.org/abs/2104.04473"
-MEGATRON_FLOPS_CODE = (
-    "https://githubissues.com/NVIDIA/Megatron-LM/995 (the formula expanded: 72·B·s·l·h²·"
-    "(1 + s/(6h) + V/(12·l·h)) without recomputation, equal to the paper's 96·…·V/(16·l·h) "
-    "form with it)"
-)
 MEGATRON_README = (
     "https://github.com/NVIDIA/Megatron-LM/blob/145d2eb947a614fdf81e73efd0cf417c1bc5ac94/README.md"
     " (Megatron-LM README: vocabulary 51,200, sequence 2048, up to 3072 A100 GPUs for the "
@@ -49,9 +43,6 @@ LLAMA2_7B_SHAPES = (
 )
 DEEPSPEED_MOE = (
     "https://github.com/microsoft/DeepSpeed/blob/master/docs/_posts/2021-12-09-deepspeed-moe-nlg.md"
-)
-MEGATRON_PARAMS_CODE = (
-    "https://github.com/NVIDIA/Megatron-LM/blob/main/megatron/training/theoretical_memory_usage.py"
 )
 
 
@@ -416,73 +407,8 @@ def flops_values(config: TransformerConfig, batch: float, recompute: str) -> dic
     }
 
 
-def training_flops(config: TransformerConfig, batch: float, recompute: str) -> float:
-    """2·B·s·l·p·m + 4·B·s²·h·l·n + 6·B·s·h·V: each forward pass of a layer is 2 FLOPs per
-    parameter per token plus 4·B·s²·h for the attention scores and their product with the
-    values; the logits layer runs forward and backward once (3 passes). For a GPT layer
-    (p = 12h²) without recomputation this is Megatron-LM 2021's 72·B·s·l·h²·(1 + s/(6h) +
-    V/(12lh)), with full recomputation its 96·B·s·l·h²·(1 + s/(6h) + V/(16lh))."""
-    v = flops_values(config, batch, recompute)
-    return (
-        2 * v["B"] * v["s"] * v["l"] * v["p"] * v["m"]
-        + 4 * v["B"] * v["s"] ** 2 * v["h"] * v["l"] * v["n"]
-        + 6 * v["B"] * v["s"] * v["h"] * v["V"]
-    )
-
-
-def megatron_flops(config: TransformerConfig, batch: float, recompute: str) -> float:
-    """Megatron-LM 2021's formula as printed (a GPT layer, no GQA, SwiGLU or experts)."""
-    b, s, n, h, v = batch, config.seq_len, config.layers, config.hidden, config.vocab
-    if recompute == "full":
-        return 96 * b * s * n * h**2 * (1 + s / (6 * h) + v / (16 * n * h))
-    return 72 * b * s * n * h**2 * (1 + s / (6 * h) + v / (12 * n * h))
-
-
-def six_nd(config: TransformerConfig, tokens: float) -> float:
-    """The 6·N·D rule: 6 FLOPs per (active) parameter per token."""
-    return 6 * active_parameters(config) * tokens
-
-
 def active_parameters(config: TransformerConfig) -> float:
     """Parameters one token goes through: everything but the experts it is not routed to."""
     parts = parameter_parts(config)
     layer = layer_parameters(config)
     return layer["active"] * config.layers + parts["embedding"] + parts["norms"]
-
-
-# Activation memory (Korthikanti et al. 2022, Table 2) ------------------------------------------
-
-
-def activation_bytes_per_layer(
-    config: TransformerConfig,
-    micro_batch: float,
-    tensor: int = 1,
-    sequence_parallel: bool = False,
-    recompute: str = "none",
-) -> float:
-    """Bytes one layer stores for the backward pass, for 16-bit activations: s·b·h·(34 +
-    5·a·s/h) without parallelism; the attention core's 5·a·s/h dropped by selective
-    recomputation; all of it divided by t with tensor and sequence parallelism, only the 24 of
-    34 inside the tensor-parallel regions without sequence parallelism; 2·s·b·h (the layer's
-    input) with full recomputation."""
-    s, b, h, a, t = config.seq_len, micro_batch, config.hidden, config.heads, tensor
-    if recompute == "full":
-        return 2 * s * b * h
-    attention = 0.0 if recompute == "selective" else 5 * a * s / h
-    if sequence_parallel or t == 1:
-        return s * b * h * (34 + attention) / t
-    return s * b * h * (10 + 24 / t + attention / t)
-
-
-@functools.cache
-def preset_list() -> list[dict[str, Any]]:
-    """The presets as the page lists them."""
-    return [
-        {
-            "slug": p.slug,
-            "name": p.name,
-            "parameters": parameters(p.config),
-            "stated": p.parameters_stated,
-        }
-        for p in PRESETS.values()
-    ]

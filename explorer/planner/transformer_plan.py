@@ -1,14 +1,12 @@
-"""The planner's answer for a transformer: the network beside its paper (parameters, FLOPs as
-Megatron-LM 2021 counts them and the 6·N·D rule), the strategies (each the fastest layout of its
-family), and the whole layout search ranked, with why the others lose. Same top-level shape as
-plan.py's answer for the survey's networks, plus `layouts`. Numbers in, dicts out; no ORM."""
+"""The plan of a transformer: the network beside its paper (transformer_network.py), the
+registry's strategies for transformers (each the fastest layout of its family in the layout
+space, layouts/), and the whole layout search ranked, with why the others lose; built by
+shape.build like a layer table's, plus `layouts`. Numbers in, dicts out; no ORM."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
-
-import numpy as np
 
 from .formulas import (
     TRANSFORMER_ROLES,
@@ -18,8 +16,8 @@ from .formulas import (
     check_complete,
     number_text,
 )
-from .layout_sources import part_sources, sources_at, unconfirmed_uses
-from .layouts import (
+from .layouts.sources import part_sources, sources_at, unconfirmed_uses
+from .layouts.space import (
     IN_FLIGHT,
     MOST_LOADED_STAGE,
     SIXTEEN_BIT,
@@ -27,28 +25,20 @@ from .layouts import (
     Layouts,
     best,
     candidates,
-    evaluate_layouts,
     factorisations,
 )
-from .machine import Inputs, PlannerInputError, machine_document
+from .layouts.step import evaluate_layouts
+from .layouts.table import layouts_document, time_to_train
+from .machine import Inputs, PlannerInputError
+from .network_model import StepFlops, transformer_step
 from .sensitivity import sensitivity, with_layouts
+from .shape import Plan, Strategy, build, ranked
 from .strategies.base import PRECISION
-from .strategies.tensor import STRATEGIES, TransformerStrategy
-from .transformer import (
-    CUSTOM,
-    PRESETS,
-    TransformerConfig,
-    active_parameters,
-    check,
-    config_for,
-    layer_parameters,
-    parameter_parts,
-    parameters,
-)
+from .strategies.layout_families import TransformerStrategy
+from .strategies.registry import transformer_strategies
+from .transformer import TransformerConfig, check, config_for
+from .transformer_network import network_document
 
-SHOWN_LAYOUTS = 8
-DAY = 86400.0
-TOLERANCE = 0.02
 RANKING_NOTE = (
     "Each strategy is the fastest layout of its family that fits in memory; the layouts table "
     "ranks every factorisation P = dp × tp × pp. The data-parallel gradient exchange runs in "
@@ -66,7 +56,7 @@ def config_of(inputs: Inputs) -> TransformerConfig:
     return config
 
 
-def plan(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
+def plan(inputs: Inputs, formulas: Formulas) -> Plan:
     check_complete(formulas, TRANSFORMER_ROLES | {"allreduce.ring": ("", "")})
     config = config_of(inputs)
     triples = factorisations(inputs, config)
@@ -75,41 +65,29 @@ def plan(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
             f"tp: no layout of P = {inputs.P} with tp at most devices_per_node "
             f"({inputs.devices_per_node}) matches the pinned tp, pp, dp"
         )
-    search = evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas)
+    model, flops = transformer_step(config, inputs.batch, inputs.recompute, formulas)
+    search = evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas, flops)
     strategies = [
-        _strategy(strategy, inputs, config, formulas, triples, search) for strategy in STRATEGIES
+        _strategy(strategy, inputs, config, formulas, triples, search, flops)
+        for strategy in transformer_strategies()
     ]
-    network = network_document(inputs, config, formulas)
-    single = network["flops_per_step"] / inputs.achieved_flops
+    network = network_document(inputs, config, formulas, flops)
+    single = model.single_device_time(inputs.achieved_flops)
     for strategy in strategies:
         if strategy["applicable"] and strategy["step_time"]:
             strategy["speedup"] = single / strategy["step_time"]
             strategy["efficiency"] = strategy["speedup"] / inputs.P
-    return {
-        "inputs": inputs.query(),
-        "machine": machine_document(inputs),
-        "network": network,
-        "single_node_time": single,
-        "ranking_note": RANKING_NOTE,
-        "strategies": _ranked(strategies),
-        "sensitivity": _sensitivity(strategies, search, inputs, formulas),
-        "layouts": layouts_document(search, inputs),
-        "sweep": None,
-    }
-
-
-def _ranked(strategies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    def key(s: dict[str, Any]) -> tuple:
-        usable = s["applicable"] and s["fits"]
-        return (not usable, s["step_time"] if usable else np.inf, s["slug"])
-
-    ordered = sorted(strategies, key=key)
-    rank = 0
-    for s in ordered:
-        usable = s["applicable"] and s["fits"]
-        rank += usable
-        s["rank"] = rank if usable else None
-    return ordered
+    ordered = ranked(strategies)
+    return build(
+        inputs,
+        network,
+        single,
+        RANKING_NOTE,
+        ordered,
+        _sensitivity(strategies, search, inputs, formulas),
+        None,
+        layouts_document(search, inputs),
+    )
 
 
 def _strategy(
@@ -119,8 +97,9 @@ def _strategy(
     formulas: Formulas,
     triples: list,
     search: Layouts,
-) -> dict[str, Any]:
-    empty = {
+    flops: StepFlops,
+) -> Strategy:
+    empty: dict[str, Any] = {
         "slug": strategy.slug,
         "name": strategy.name,
         "applicable": False,
@@ -153,9 +132,8 @@ def _strategy(
     if strategy.slug == "3d":
         layouts = search
     else:
-        layouts = evaluate_layouts(
-            candidates(inputs, config, triples, **strategy.options), inputs, config, formulas
-        )
+        chosen = candidates(inputs, config, triples, **strategy.options)
+        layouts = evaluate_layouts(chosen, inputs, config, formulas, flops)
     mask = strategy.choose(layouts, inputs.devices_per_node)
     if strategy.moe_only:
         mask = mask & (layouts.out["expert_parallel"] > 1)
@@ -177,7 +155,7 @@ def describe(
     inputs: Inputs,
     config: TransformerConfig,
     formulas: Formulas,
-) -> dict[str, Any]:
+) -> Strategy:
     out = {name: values[index] for name, values in layouts.out.items()}
     memory = {
         part: float(out[part])
@@ -215,7 +193,7 @@ def describe(
         "reason": reason,
         "speedup": None,
         "efficiency": None,
-        "time_to_train": _time_to_train(inputs, tokens_per_second),
+        "time_to_train": time_to_train(inputs, tokens_per_second),
         "tokens_per_second": tokens_per_second,
         "achieved_flops_per_device": float(out["achieved_flops"]),
         "mfu": float(out["mfu"]),
@@ -238,10 +216,6 @@ def describe(
         "demos": list(strategy.demos),
         "derivations": [d.as_dict() for d in derivations],
     }
-
-
-def _time_to_train(inputs: Inputs, tokens_per_second: float) -> float | None:
-    return inputs.tokens / tokens_per_second if inputs.tokens else None
 
 
 def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Derivation]:
@@ -391,222 +365,3 @@ def _activation_role(inputs: Inputs, row: dict, formulas: Formulas):
     if row["tp"] == 1 or row["sequence_parallel"]:
         return formulas[f"activations.sequence{suffix}"]
     return formulas[f"activations.tensor{suffix}"]
-
-
-# The layouts table ------------------------------------------------------------------------------
-
-
-def layouts_document(search: Layouts, inputs: Inputs) -> dict[str, Any]:
-    """Every layout of the search, the fitting ones ranked, each with why it loses to the best."""
-    out = search.out
-    order = sorted(
-        range(len(search)),
-        key=lambda i: (not out["fits"][i], not out["valid"][i], float(out["step"][i])),
-    )
-    winner = order[0] if order and out["fits"][order[0]] else None
-    rows = []
-    for rank, index in enumerate(order, start=1):
-        rows.append(
-            search.row(index)
-            | {
-                "rank": rank if out["fits"][index] else None,
-                "micro_batches": int(out["micro_batches"][index]),
-                "step_time": float(out["step"][index]) if out["valid"][index] else None,
-                "compute_time": float(out["compute"][index]),
-                "communication_time": float(out["communication"][index]),
-                "total_communication_time": float(out["total_communication"][index]),
-                "idle_time": float(out["bubble"][index]),
-                "memory_per_node": float(out["total"][index]),
-                "fits": bool(out["fits"][index]),
-                "tokens_per_second": float(out["tokens_per_second"][index])
-                if out["valid"][index]
-                else None,
-                "mfu": float(out["mfu"][index]) if out["valid"][index] else None,
-                "time_to_train": _time_to_train(inputs, float(out["tokens_per_second"][index]))
-                if out["valid"][index]
-                else None,
-                "loses_by": _loses_by(out, index, winner, inputs),
-            }
-        )
-    losses: dict[str, int] = {}
-    for row in rows[1:]:
-        kind = row["loses_by"]["kind"]
-        losses[kind] = losses.get(kind, 0) + 1
-    return {
-        "evaluated": len(rows),
-        "fitting": int(out["fits"].sum()),
-        "shown": SHOWN_LAYOUTS,
-        "losses": losses,
-        "note": "Tensor parallelism stays inside a node; pipeline stages divide the layers; "
-        "sequence parallelism is on wherever tp > 1; the schedule is 1F1B (interleaved when "
-        "chunks > 1 and the stage's layers divide by it).",
-        "rows": rows,
-    }
-
-
-def _loses_by(out, index: int, winner: int | None, inputs: Inputs) -> dict[str, Any]:
-    if not out["valid"][index]:
-        return {"kind": "cannot run", "text": str(out["reason"][index])}
-    if not out["fits"][index]:
-        return {
-            "kind": "does not fit",
-            "text": f"{number_text(out['total'][index] / 1e9)} GB per device, "
-            f"{number_text(inputs.memory_gb)} GB available",
-        }
-    if winner is None or index == winner:
-        return {"kind": "best", "text": "the fastest layout that fits"}
-    communication = float(out["communication"][index] - out["communication"][winner])
-    bubble = float(out["bubble"][index] - out["bubble"][winner])
-    kind = "communication" if communication >= bubble else "bubble"
-    extra = communication if kind == "communication" else bubble
-    return {"kind": kind, "text": f"{kind}: +{number_text(extra)} s per step"}
-
-
-# The network beside its paper ------------------------------------------------------------------
-
-
-def network_document(inputs: Inputs, config: TransformerConfig, formulas: Formulas) -> dict:
-    preset = PRESETS.get(inputs.network)
-    batch, tokens = inputs.batch, inputs.batch * config.seq_len
-    total = parameters(config)
-    active = active_parameters(config)
-    linear, core = {"none": (3, 3), "selective": (3, 4), "full": (4, 4)}[inputs.recompute]
-    values = {
-        "B": float(batch),
-        "s": float(config.seq_len),
-        "l": float(config.layers),
-        "h": float(config.hidden),
-        "V": float(config.vocab),
-        "p": layer_parameters(config)["active"],
-    }
-    flops_record = formulas["transformer.flops"]
-    from .formulas import evaluate  # a local import keeps the module's names short
-
-    hardware = float(evaluate(flops_record, values | {"m": linear, "n": core}))
-    model = float(evaluate(flops_record, values | {"m": 3.0, "n": 3.0}))
-    six = float(evaluate(formulas["transformer.six_nd"], {"N": active, "D": float(tokens)}))
-    standard = not (config.gated or config.kv != config.heads or config.moe_layers)
-    megatron_role = (
-        "transformer.flops.megatron_full"
-        if inputs.recompute == "full"
-        else "transformer.flops.megatron"
-    )
-    megatron = (
-        float(evaluate(formulas[megatron_role], {k: values[k] for k in "BslhV"}))
-        if standard
-        else None
-    )
-    derivations = [
-        Derivation(
-            "parameters",
-            total,
-            "values",
-            "Σ attention, MLP (experts), norms and embeddings of the configuration",
-            ", ".join(f"{k} {number_text(v)}" for k, v in parameter_parts(config).items()),
-            note="Counted from the configuration (not a cost model).",
-        ),
-        Derivation(
-            "training FLOPs per step",
-            hardware,
-            "FLOPs",
-            flops_record.formula,
-            "",
-            [flops_record],
-            values=values | {"m": linear, "n": core},
-            note=f"Recomputation {inputs.recompute}; model FLOPs (no recomputation) "
-            f"{number_text(model)}.",
-        ),
-        Derivation(
-            "6·N·D rule",
-            six,
-            "FLOPs",
-            formulas["transformer.six_nd"].formula,
-            "",
-            [formulas["transformer.six_nd"]],
-            values={"N": active, "D": float(tokens)},
-            note="N: the parameters a token goes through; D: the tokens of one step.",
-        ),
-    ]
-    if megatron is not None:
-        derivations.append(
-            Derivation(
-                "FLOPs per iteration (Megatron-LM 2021)",
-                megatron,
-                "FLOPs",
-                formulas[megatron_role].formula,
-                "",
-                [formulas[megatron_role]],
-                values={k: values[k] for k in "BslhV"},
-            )
-        )
-    comparison = []
-    if preset is not None:
-        difference = (total - preset.parameters_stated) / preset.parameters_stated
-        comparison.append(
-            {
-                "quantity": "parameters",
-                "computed": total,
-                "paper": preset.parameters_stated,
-                "paper_text": preset.parameters_text,
-                "source": preset.parameters_source,
-                "relative_difference": difference,
-                "within_tolerance": abs(difference) <= max(TOLERANCE, preset.parameters_rounding),
-                "reason": "Counted from the configuration with every bias and norm; the paper "
-                "rounds.",
-            }
-        )
-    sources = [flops_record, formulas["transformer.six_nd"]]
-    if megatron is not None:
-        sources.append(formulas[megatron_role])
-    return {
-        "slug": inputs.network,
-        "name": preset.name if preset else "Transformer of your configuration",
-        "kind": "transformer",
-        "config": {
-            "layers": config.layers,
-            "hidden": config.hidden,
-            "heads": config.heads,
-            "kv_heads": config.kv,
-            "seq_len": config.seq_len,
-            "vocab": config.vocab,
-            "ffn_hidden": config.ffn,
-            "experts": config.experts,
-            "top_k": config.top_k,
-            "expert_interval": config.expert_interval,
-            "gated": config.gated,
-        },
-        "parameters": total,
-        "active_parameters": active,
-        "parameter_parts": parameter_parts(config),
-        "flops_per_step": hardware,
-        "model_flops_per_step": model,
-        "megatron_flops_per_step": megatron,
-        "six_nd_flops_per_step": six,
-        "tokens_per_step": tokens,
-        "batch": batch,
-        "seq_len": config.seq_len,
-        "paper": {
-            "work": preset.work if preset else "",
-            "url": preset.paper_url if preset else "",
-            "parameters": preset.parameters_stated if preset else None,
-            "parameters_text": preset.parameters_text if preset else "",
-            "sources": preset.sources if preset else {},
-            "defaults_sources": preset.defaults_sources if preset else {},
-            "figures": preset.paper_figures if preset else {},
-        },
-        "comparison": comparison,
-        "tolerance": TOLERANCE,
-        "derivations": [d.as_dict() for d in derivations],
-        "cost_models": [s.reference() for s in sources],
-    }
-
-
-NETWORK_DEFAULTS = {
-    slug: preset.defaults | {"recompute": "selective"} for slug, preset in PRESETS.items()
-}
-NETWORK_DEFAULTS[CUSTOM] = {
-    "precision": "bf16-mixed",
-    "optimizer": "adam",
-    "recompute": "selective",
-}
-DAYS = DAY

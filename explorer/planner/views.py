@@ -25,9 +25,9 @@ from .machine import (
 )
 from .networks import networks
 from .plots import sweep_figure
+from .shown import number, strategy_shown, transformer_context
 from .transformer import CUSTOM
 from .transformer import PRESETS as TRANSFORMERS
-from .transformer_views import transformer_context
 
 FIELD_GROUPS = (
     ("Machine", ("P", "flops", "efficiency", "memory_gb")),
@@ -173,22 +173,22 @@ def _page_context(document: dict[str, Any]) -> dict[str, Any]:
     if document.get("layouts"):
         for strategy in document["strategies"]:
             strategy["bar"] = _bar(strategy, _longest(document))
-            strategy["shown"] = _shown(strategy)
+            strategy["shown"] = strategy_shown(strategy)
         return transformer_context(document)
     applicable = [s for s in document["strategies"] if s["applicable"]]
     longest = max((s["step_time"] for s in applicable), default=0.0) or 1.0
     links = _Links()
     for strategy in document["strategies"]:
         strategy["bar"] = _bar(strategy, longest)
-        strategy["shown"] = _shown(strategy)
+        strategy["shown"] = strategy_shown(strategy)
         for derivation in strategy["derivations"]:
             for model in derivation["cost_models"]:
                 links.add(model)
     for row in document["network"]["comparison"]:
-        row["shown_paper"] = "—" if row["paper"] is None else _number(row["paper"])
+        row["shown_paper"] = "—" if row["paper"] is None else number(row["paper"])
         difference = row["relative_difference"]
         row["shown_difference"] = "—" if difference is None else f"{100 * difference:+.1f} %"
-        row["shown_computed"] = _number(row["computed"])
+        row["shown_computed"] = number(row["computed"])
     return {
         "plan": document,
         "network": document["network"],
@@ -237,38 +237,3 @@ def _bar(strategy: dict[str, Any], longest: float) -> list[dict[str, Any]]:
         {"part": part, "seconds": value, "percent": round(100 * value / longest, 2)}
         for part, value in parts
     ]
-
-
-def _number(value: float | None, unit: str = "") -> str:
-    if value is None:
-        return "—"
-    text = f"{value:.4g}" if abs(value) < 1e4 or abs(value) >= 1e15 else f"{value:,.0f}"
-    return f"{text} {unit}".strip()
-
-
-def _hidden_total(strategy: dict[str, Any]) -> str:
-    """All the communication, when part of it is hidden behind the backward pass ("" if none)."""
-    total, exposed = strategy["total_communication_time"], strategy["communication_time"]
-    if total is None or total <= exposed:
-        return ""
-    return _number(total, "s")
-
-
-def _shown(strategy: dict[str, Any]) -> dict[str, str]:
-    memory = strategy["memory_per_node"] or {}
-    return {
-        "step_time": _number(strategy["step_time"], "s"),
-        "compute_time": _number(strategy["compute_time"], "s"),
-        "communication_time": _number(strategy["communication_time"], "s"),
-        "total_communication_time": _hidden_total(strategy),
-        "idle_time": _number(strategy["idle_time"], "s"),
-        "memory": _number(memory["total"] / 1e9, "GB") if memory else "—",
-        "speedup": _number(strategy["speedup"], "×"),
-        "efficiency": "—" if strategy["efficiency"] is None else f"{strategy['efficiency']:.0%}",
-        "memory_parts": ", ".join(
-            f"{name.replace('_', ' ')} {_number(memory[name] / 1e9, 'GB')}"
-            for name in ("weights", "gradients", "optimizer_state", "activations")
-        )
-        if memory
-        else "",
-    }

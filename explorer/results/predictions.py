@@ -2,9 +2,10 @@
 (`plan.plan` on `machine.Inputs`), and the reason when the planner cannot express it.
 
 The planner takes a machine (per-node throughput, memory, link latency and bandwidth, bytes per
-value): the papers give the kind of device and interconnect, not these numbers. The values below
-are the devices' and links' spec-sheet figures, recalled (not read on a stored page), and the
-throughput is the peak: every prediction says so. Pure but for the cost models the caller passes.
+value): the papers give the kind of device and interconnect, not these numbers. The values are
+the planner's device and link table (explorer/planner/devices.py, the machine presets' too):
+spec-sheet figures, most recalled (not read on a stored page), and the throughput is the peak:
+every prediction says so. Pure but for the cost models the caller passes.
 """
 
 from __future__ import annotations
@@ -14,41 +15,17 @@ from statistics import median
 from typing import Any
 
 from explorer.planner import plan as planning
+from explorer.planner.devices import DEVICES, LINKS, RECALLED, Link, matching
 from explorer.planner.machine import BOUNDS, PRESETS, Inputs, PlannerInputError
 
-ASSUMED = "spec-sheet value, recalled (not read on a stored page)"
 # ImageNet-1k's training images (the standard split); LSVRC-2010 has about as many.
 TRAINING_IMAGES = {"ImageNet-1k": 1_281_167, "ImageNet LSVRC-2010": 1_200_000}
-# device kind (a word of it) -> (peak FLOP/s at fp32, at fp16 on tensor cores, memory GB)
-DEVICES: dict[str, tuple[float, float, float]] = {
-    "Tesla P100": (10.6e12, 21.2e12, 16.0),
-    "Tesla V100": (15.7e12, 125e12, 16.0),
-    "Tesla P40": (12e12, 12e12, 24.0),
-    "M40": (7e12, 7e12, 12.0),
-    "GTX 580": (1.58e12, 1.58e12, 3.0),
-    "Xeon Phi 7250": (6.1e12, 6.1e12, 16.0),
-    "Xeon Platinum 8160": (3.2e12, 3.2e12, 192.0),
-}
-# interconnect (a word of it) -> (bandwidth GB/s per node, latency µs)
-LINKS: dict[str, tuple[float, float]] = {
-    "50 Gbit/s Ethernet": (6.25, 10.0),
-    "InfiniBand FDR": (6.8, 2.0),
-    "InfiniBand EDR": (12.5, 1.5),
-    "100 Gbit/s InfiniBand": (12.5, 1.5),
-    "Omni-Path": (12.5, 1.5),
-    "InfiniBand": (12.5, 1.5),
-    "NVLink within one server": (20.0, 1.0),
-    "PCIe within one machine": (8.0, 5.0),
-}
 STRATEGY = {"data": "data-ring", "single": "data-ring"}
 # Transformer runs the planner holds as presets (the result's network as the paper names it ->
 # the planner's preset), on the planner's A100 machine preset (its sources on /planner/).
 TRANSFORMERS = {"gpt 1T": "megatron-1t", "gpt-3 175B": "gpt3-175b"}
 TRANSFORMER_MACHINE = "a100-cluster"
-
-
-def _match(table: dict, text: str) -> tuple[str, Any] | None:
-    return next(((name, value) for name, value in table.items() if name in text), None)
+ONE_DEVICE = Link("none", "none", 1.0, 1.0)  # one device: no link (its values unused)
 
 
 def _cannot(reason: str) -> dict[str, Any]:
@@ -67,10 +44,12 @@ def _inputs(result: dict, networks: set[str]) -> tuple[Inputs, tuple[str, str]] 
         )
     if "TPU" in config["device_kind"]:
         return _cannot("the planner lacks the interconnect (a TPU pod's 2-D torus)")
-    device = _match(DEVICES, config["device_kind"])
-    if device is None:
+    device = matching(DEVICES, config["device_kind"])
+    fp16 = "fp16 mixed" in config["precision"]
+    flops = device.flops("fp16-mixed" if fp16 else "fp32") if device else None
+    if device is None or flops is None:
         return _cannot(f"the planner lacks the device ({config['device_kind']})")
-    link = _match(LINKS, config["interconnect"]) if config["devices"] != 1 else ("none", (1, 1))
+    link = matching(LINKS, config["interconnect"]) if config["devices"] != 1 else ONE_DEVICE
     if link is None:
         return _cannot(f"the planner lacks the interconnect ({config['interconnect']})")
     if not config["global_batch"] or not config["devices"]:
@@ -83,20 +62,17 @@ def _inputs(result: dict, networks: set[str]) -> tuple[Inputs, tuple[str, str]] 
     batch = int(config["global_batch"])
     if batch > BOUNDS["batch"].high or config["devices"] > BOUNDS["P"].high:
         return _cannot(f"beyond the planner's bounds (batch {batch}, P {config['devices']})")
-    fp16 = "fp16 mixed" in config["precision"]
-    peak32, peak16, memory = device[1]
-    bandwidth, latency = link[1]
     inputs = Inputs(
         network=config["network"],
         P=int(config["devices"]),
         batch=batch,
-        flops=peak16 if fp16 else peak32,
-        memory_gb=memory,
-        latency_us=latency,
-        bandwidth_gbs=bandwidth,
+        flops=flops,
+        memory_gb=device.memory_gb,
+        latency_us=link.latency_us,
+        bandwidth_gbs=link.bandwidth_gbs,
         gamma=2 if fp16 else 4,
     )
-    return inputs, (device[0], link[0])
+    return inputs, (device, link)
 
 
 def predict(result: dict, formulas: Any, networks: set[str]) -> dict[str, Any]:
@@ -135,8 +111,8 @@ def predict(result: dict, formulas: Any, networks: set[str]) -> dict[str, Any]:
         "quantity": "time to train",
         "inputs": _shown(inputs),
         "assumptions": (
-            f"per-node throughput = the peak of a {device} and the link's "
-            f"bandwidth and latency ({link}): {ASSUMED}; "
+            f"per-node throughput = the peak of a {device.name} and the link's "
+            f"bandwidth and latency ({link.name}): {RECALLED}; "
             f"{steps} steps = epochs x {images} images / batch"
         ),
     }
@@ -174,13 +150,14 @@ def _predict_throughput(result: dict, formulas: Any) -> dict[str, Any]:
     measured = _measured_flops_per_device(result)
     if measured is None or not config["devices"] or not config["global_batch"]:
         return _cannot("no FLOP/s per device, devices or global batch recorded to compare with")
-    if "A100" not in config["device_kind"]:
+    preset = PRESETS[TRANSFORMER_MACHINE]
+    device = DEVICES[preset.device]
+    if matching(DEVICES, config["device_kind"]) is not device:
         return _cannot(
-            f"the planner's transformer machine is an A100 cluster; this run used "
+            f"the planner's transformer machine is an {device.name} cluster; this run used "
             f"{config['device_kind']}"
         )
     layout = config["layout"]
-    preset = PRESETS[TRANSFORMER_MACHINE]
     try:
         inputs = Inputs(
             **{

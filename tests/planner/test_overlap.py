@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from explorer.planner import layer_table_plan
 from explorer.planner import plan as planning
 from explorer.planner.formulas import evaluate, fixture_formulas
 from explorer.planner.machine import PlannerInputError, parse
@@ -164,9 +165,9 @@ def test_a_sweep_gives_the_numbers_of_each_p_alone_on_two_levels_with_recomputat
         },
         NETWORKS,
     )
-    swept = planning.sweep(inputs, FORMULAS)
+    swept = layer_table_plan.sweep(inputs, FORMULAS)
     for index, p in enumerate(swept["P"]):
-        alone, _ = planning.strategies_at(inputs.with_p(p), FORMULAS)
+        alone, _ = layer_table_plan.strategies_at(inputs.with_p(p), FORMULAS)
         for strategy in alone:
             step = swept["strategies"][strategy["slug"]]["step_time"][index]
             if strategy["step_time"] is None:

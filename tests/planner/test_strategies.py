@@ -10,6 +10,7 @@ import pytest
 from explorer.demos import allreduce as allreduce_demo
 from explorer.demos import hybrid as hybrid_demo
 from explorer.demos import pipeline as pipeline_demo
+from explorer.planner import layer_table_plan
 from explorer.planner import plan as planning
 from explorer.planner.formulas import evaluate, fixture_formulas
 from explorer.planner.machine import MAX_SWEEP_POINTS, Inputs, PlannerInputError, parse
@@ -227,9 +228,9 @@ def test_it_refuses_out_of_bounds_inputs_with_the_bound(query, message):
 
 def test_it_sweeps_at_most_the_bounded_number_of_points_from_one():
     inputs = parse({"sweep_max": "4096", "sweep_points": "32"}, NETWORKS)
-    points = planning.sweep_points(inputs)
+    points = layer_table_plan.sweep_points(inputs)
     assert points[0] == 1 and points[-1] == 4096 and len(points) <= MAX_SWEEP_POINTS
-    document = planning.sweep(inputs, FORMULAS)
+    document = layer_table_plan.sweep(inputs, FORMULAS)
     for series in document["strategies"].values():
         assert len(series["step_time"]) == len(points)
         assert all(v is None or math.isfinite(v) for v in series["step_time"])
@@ -263,9 +264,9 @@ def test_it_gives_the_same_numbers_in_a_sweep_as_at_each_p_alone():
     inputs = parse(
         {"network": "vgg-16", "sweep_max": "1024", "sweep_points": "12", "bits": "8"}, NETWORKS
     )
-    swept = planning.sweep(inputs, FORMULAS)
+    swept = layer_table_plan.sweep(inputs, FORMULAS)
     for index, p in enumerate(swept["P"]):
-        alone, _ = planning.strategies_at(inputs.with_p(p), FORMULAS)
+        alone, _ = layer_table_plan.strategies_at(inputs.with_p(p), FORMULAS)
         for strategy in alone:
             step = swept["strategies"][strategy["slug"]]["step_time"][index]
             if strategy["step_time"] is None:

@@ -1,20 +1,38 @@
 """Transformer networks from their configuration (pure): parameter counts beside each paper,
 Megatron-LM 2021's FLOPs, Korthikanti et al.'s activation memory."""
 
+import numpy as np
 import pytest
 
 from explorer.planner import transformer
+from explorer.planner.formulas import evaluate, fixture_formulas
+from explorer.planner.layouts.step import activation_array
+from explorer.planner.machine import Inputs
+from explorer.planner.network_model import from_transformer
+from explorer.planner.shape import TOLERANCE
 from explorer.planner.transformer import (
     PRESETS,
-    activation_bytes_per_layer,
     active_parameters,
-    megatron_flops,
+    flops_values,
     parameters,
-    six_nd,
-    training_flops,
 )
 
-TOLERANCE = 0.02
+FORMULAS = fixture_formulas()
+
+
+def megatron_flops(c, batch: float, recompute: str) -> float:
+    """The catalogue's Megatron-LM 2021 formula (a GPT layer)."""
+    role = "transformer.flops.megatron" + ("_full" if recompute == "full" else "")
+    values = {k: v for k, v in flops_values(c, batch, recompute).items() if k in "BslhV"}
+    return float(evaluate(FORMULAS[role], values))
+
+
+def training_flops(c, batch: float, recompute: str) -> float:
+    return from_transformer(c, batch, recompute, FORMULAS).totals.flops_per_step
+
+
+def six_nd(c, tokens: float) -> float:
+    return float(evaluate(FORMULAS["transformer.six_nd"], {"N": active_parameters(c), "D": tokens}))
 
 
 @pytest.mark.parametrize("slug", list(PRESETS))
@@ -82,7 +100,8 @@ def test_selective_recomputation_adds_only_the_attention_core() -> None:
 )
 def test_it_gives_korthikantis_activation_memory(t, sequence, recompute, per_sbh) -> None:
     c = PRESETS["gpt3-175b"].config
-    value = activation_bytes_per_layer(c, 1, t, sequence, recompute)
+    tp, shard = np.array([float(t)]), np.array([sequence])
+    value = activation_array(FORMULAS, c, Inputs(recompute=recompute), 1.0, tp, shard)[0]
     assert value == pytest.approx(2048 * 12288 * per_sbh)
 
 

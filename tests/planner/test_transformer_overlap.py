@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from explorer.planner.formulas import fixture_formulas
-from explorer.planner.layout_exchange import data_exchange, exposed_uniform, ring
+from explorer.planner.layouts.exchange import data_exchange, exposed_uniform, ring
 from explorer.planner.machine import parse
 from explorer.planner.networks import networks
 from explorer.planner.strategies.exchange import _exposed, _split
 from explorer.planner.transformer import PRESETS, parameters
-from explorer.planner.transformer_plan import NETWORK_DEFAULTS, plan
+from explorer.planner.transformer_network import NETWORK_DEFAULTS
+from explorer.planner.transformer_plan import plan
 
 FORMULAS = fixture_formulas()
 NETWORKS = set(networks()) | set(PRESETS) | {"transformer"}

@@ -2,11 +2,11 @@
 machine: time per step split into compute, exposed communication and idle time, and memory per
 node split into weights, gradients, optimizer state and activations.
 
-A registry, as the demos are: one module per family of strategies, each declaring a `Family`
-(its inputs, its cost models, the strategies it yields and its composition); the planner loops
-over `FAMILIES`. The shared model and pieces are in `base`. Room is kept for the families the
-survey's successors add: tensor (intra-layer), sequence and expert parallelism each become a
-module here declaring its `FAMILY`, appended to `FAMILIES`.
+One registry (registry.py) for every network: one module per family of the survey networks'
+strategies, each declaring a `Family` (its inputs, its cost models, the strategies it yields and
+its composition), and the transformers' layout families (layout_families.py: data, ZeRO, tensor,
+sequence, pipelines, expert, 3-D), each entry with the kinds of network it applies to and why
+not the others. The shared model and pieces are in `base`.
 
 The interface for the planner (pure: no ORM, no request):
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..formulas import evaluate
-from . import data, hybrid, model, pipeline, sharded
 from .base import (
     Context,
     Family,
@@ -37,23 +36,12 @@ from .exchange import bucket_sizes, level_key, levels
 from .hybrid import fc_boundary_width, hybrid_bytes
 from .model import gpipe_makespan, layer_split
 from .pipeline import interleaved
+from .registry import ALL_STRATEGY_SLUGS, FAMILIES, REGISTRY, families_for_layer_tables
 from .sharded import zero
-from .tensor import TRANSFORMER_STRATEGY_SLUGS
 
-FAMILIES: tuple[Family, ...] = (
-    data.FAMILY,
-    model.FAMILY,
-    pipeline.FAMILY,
-    hybrid.FAMILY,
-    sharded.FAMILY,
-    pipeline.INTERLEAVED_FAMILY,
-)
-
+# The slugs of the survey networks' strategies, in display order (every slug a query may name,
+# the transformers' too: ALL_STRATEGY_SLUGS, the registry's).
 STRATEGY_SLUGS: tuple[str, ...] = tuple(slug for f in FAMILIES for slug in f.strategies)
-# Every slug a query may name: the survey networks' and the transformers' (strategies/tensor.py).
-ALL_STRATEGY_SLUGS: tuple[str, ...] = tuple(
-    dict.fromkeys(STRATEGY_SLUGS + TRANSFORMER_STRATEGY_SLUGS)
-)
 
 EXCHANGE_ROLES: tuple[str, ...] = tuple(
     dict.fromkeys(role for f in FAMILIES for role in f.exchange_roles)
@@ -101,13 +89,14 @@ def _prime_bubbles(ctx: Context, points: list[int]) -> None:
 def all_outcomes(ctx: Context) -> list[Outcome]:
     inputs = ctx.inputs
     ctx.prime([inputs.batch, inputs.batch / inputs.P, inputs.batch / inputs.micro_batches])
-    return [outcome for family in FAMILIES for outcome in family.compose(ctx)]
+    return [outcome for family in families_for_layer_tables() for outcome in family.compose(ctx)]
 
 
 __all__ = [
     "ALL_STRATEGY_SLUGS",
     "EXCHANGE_ROLES",
     "FAMILIES",
+    "REGISTRY",
     "STRATEGY_SLUGS",
     "Context",
     "Family",

@@ -17,7 +17,6 @@ import bisect
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -33,13 +32,9 @@ from ..formulas import (
     number_text,
 )
 from ..machine import Inputs
-from ..networks import (
-    FLOP_ASSUMPTION,
-    LayerCosts,
-    Network,
-    activations_per_sample,
-    layer_costs_many,
-)
+from ..network_model import NetworkModel, from_layer_table
+from ..networks import FLOP_ASSUMPTION, LayerCosts, Network, layer_costs_many
+from ..shape import Strategy
 
 NO_OVERLAP = Assumption(
     "no-overlap",
@@ -117,17 +112,28 @@ class Context:
             self._stages[p] = partition(self.costs(self.inputs.batch).flops, p)
         return self._stages[p]
 
+    @functools.cached_property
+    def model(self) -> NetworkModel:
+        """The network model at the step's minibatch (its layers' FLOPs, parameters and
+        activations)."""
+        return from_layer_table(self.network, self.costs(self.inputs.batch))
+
     @property
     def single_node_time(self) -> float:
-        return float(self.costs(self.inputs.batch).flops.sum()) / self.inputs.achieved_flops
+        return self.model.single_device_time(self.inputs.achieved_flops)
 
     @functools.cached_property
     def activations(self) -> np.ndarray:
-        return activations_per_sample(self.network)
+        return self.model.activations
 
     @functools.cached_property
     def parameters(self) -> np.ndarray:
-        return self.network.column("parameters")
+        return self.model.parameters
+
+    @property
+    def exchanged(self) -> np.ndarray:
+        """Values per sample each layer sends on when the network is split after it."""
+        return self.model.exchanged
 
     def compute_sources(self) -> list[Source]:
         return list(self.costs(self.inputs.batch).used.values()) + [FLOP_ASSUMPTION]
@@ -365,7 +371,7 @@ def unconfirmed_parts(outcome: Outcome) -> dict[str, list[str]]:
     }
 
 
-def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> dict[str, Any]:
+def describe(outcome: Outcome, ctx: Context, detailed: bool = True) -> Strategy:
     """An outcome as the API shows it (before ranking); a sweep point needs no derivations."""
     single = ctx.single_node_time
     fits = outcome.applicable and outcome.memory.get("total", 0.0) <= ctx.inputs.memory

@@ -149,7 +149,7 @@ def _boundary_transfers(ctx: Context, stages, micro_batches: int):
     record = ctx.formulas["model_parallel.bytes"]
     if len(stages) == 1:
         return 0.0, []
-    widths = ctx.activations[[int(s[-1]) for s in stages[:-1]]]
+    widths = ctx.exchanged[[int(s[-1]) for s in stages[:-1]]]
     values = {
         "N": inputs.batch / micro_batches,
         "C_boundary": widths,

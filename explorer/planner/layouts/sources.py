@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .formulas import TRUSTED_STATUSES, Formulas, Source
-from .layout_exchange import LAST_MICRO_BATCH, ZERO3_GATHER
-from .layouts import NO_OVERLAP, PLACEMENT, Layouts
-from .machine import Inputs
-from .strategies.base import NO_OVERLAP as NO_DATA_OVERLAP
-from .strategies.base import POINT_TO_POINT
-from .strategies.exchange import HIERARCHICAL, OVERLAP
+from ..formulas import TRUSTED_STATUSES, Formulas, Source
+from ..machine import Inputs
+from ..strategies.base import NO_OVERLAP as NO_DATA_OVERLAP
+from ..strategies.base import POINT_TO_POINT
+from ..strategies.exchange import HIERARCHICAL, OVERLAP
+from .exchange import LAST_MICRO_BATCH, ZERO3_GATHER
+from .space import NO_OVERLAP, PLACEMENT, Layouts
 
 Parts = dict[str, list[tuple[Source, np.ndarray]]]
 

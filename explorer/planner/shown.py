@@ -1,13 +1,11 @@
-"""The planner page's context for a transformer (issue 26): the layouts table, the network's
-configuration with the source of each figure, numbers as a reader reads them (days, GB, %)."""
+"""The planner page's numbers as a reader reads them (s, GB, ×, %, days), for the strategies of
+every network and a transformer's layouts table, configuration and figures' sources."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .transformer_plan import DAY
-
-SHOWN_LAYOUTS = 8
+from .shape import DAY, SHOWN_LAYOUTS
 
 
 def number(value: float | None, unit: str = "") -> str:
@@ -31,9 +29,10 @@ def _hidden(row: dict[str, Any]) -> str:
     return number(total, "s") if total is not None and total > exposed else ""
 
 
-def shown_extra(row: dict[str, Any]) -> dict[str, str]:
+def _times(row: dict[str, Any]) -> dict[str, str]:
+    """A strategy's or a layout's step split and memory."""
     memory = row["memory_per_node"]
-    total = memory["total"] if isinstance(memory, dict) else memory
+    total = memory.get("total") if isinstance(memory, dict) else memory
     return {
         "step_time": number(row["step_time"], "s"),
         "compute_time": number(row["compute_time"], "s"),
@@ -41,18 +40,38 @@ def shown_extra(row: dict[str, Any]) -> dict[str, str]:
         "total_communication_time": _hidden(row),
         "idle_time": number(row["idle_time"], "s"),
         "memory": "—" if total is None else number(total / 1e9, "GB"),
+    }
+
+
+def _transformer_times(row: dict[str, Any]) -> dict[str, str]:
+    return _times(row) | {
         "mfu": _percent(row.get("mfu")),
         "days": _days(row.get("time_to_train")),
         "tokens_per_second": number(row.get("tokens_per_second")),
     }
 
 
+def strategy_shown(strategy: dict[str, Any]) -> dict[str, str]:
+    """A strategy's numbers, with its speedup, efficiency and memory split."""
+    memory = strategy["memory_per_node"] or {}
+    return _times(strategy) | {
+        "speedup": number(strategy["speedup"], "×"),
+        "efficiency": "—" if strategy["efficiency"] is None else f"{strategy['efficiency']:.0%}",
+        "memory_parts": ", ".join(
+            f"{name.replace('_', ' ')} {number(memory[name] / 1e9, 'GB')}"
+            for name in ("weights", "gradients", "optimizer_state", "activations")
+        )
+        if memory
+        else "",
+    }
+
+
 def transformer_context(document: dict[str, Any]) -> dict[str, Any]:
     for strategy in document["strategies"]:
-        strategy["shown"] |= shown_extra(strategy)
+        strategy["shown"] |= _transformer_times(strategy)
     rows = document["layouts"]["rows"]
     for row in rows:
-        row["shown"] = shown_extra(row)
+        row["shown"] = _transformer_times(row)
     network = document["network"]
     for row in network["comparison"]:
         row["shown_paper"] = number(row["paper"])

@@ -1,5 +1,5 @@
 """The strategies for transformers (after the survey): each family a constraint on the layout
-search of layouts.py, its strategy the fastest layout within it that fits. Data parallelism and
+search of layouts/, its strategy the fastest layout within it that fits. Data parallelism and
 ZeRO (all devices one data-parallel group), tensor parallelism with and without sequence
 parallelism (Megatron-LM, Korthikanti et al.), pipelines (GPipe, 1F1B, interleaved), expert
 parallelism for mixture-of-experts networks, and the best data × tensor × pipeline layout."""
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..layouts import Layouts
+from ..layouts.space import Layouts
 
 
 @dataclass(frozen=True)
@@ -131,5 +131,3 @@ STRATEGIES: tuple[TransformerStrategy, ...] = (
         {},
     ),
 )
-
-TRANSFORMER_STRATEGY_SLUGS: tuple[str, ...] = tuple(s.slug for s in STRATEGIES)

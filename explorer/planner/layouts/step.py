@@ -1,0 +1,240 @@
+"""One training step of every layout at once (numpy arrays, one entry per layout), from the
+catalogue's cost models. Pure: numbers in, arrays out.
+
+The model of one step (each step a catalogue formula or a shown assumption):
+- compute: the training FLOPs (recomputation included) shared evenly by the P devices, at the
+  achieved throughput;
+- bubble: compute × (p − 1)/(v·m), the pipeline's idle time (1F1B, GPipe; interleaved: v > 1);
+- communication: tensor parallelism's allreduces inside the node, the pipeline's point-to-point
+  messages and the all-to-alls of expert parallelism between nodes, all exposed; the gradient
+  allreduce of the data-parallel groups (ZeRO-3: 1.5 times) on one or two levels of network, in
+  buckets overlapped with the last micro-batch's backward pass (exchange.py);
+- memory per device: the most loaded stage's model states (ZeRO's sharding), its activations
+  (Korthikanti et al.) times the micro-batches in flight, ZeRO-3's gathered layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formulas import Formulas, evaluate
+from ..machine import Inputs
+from ..network_model import StepFlops
+from ..transformer import PASSES, TransformerConfig, layer_parameters, parameter_parts
+from .exchange import DataExchange, between_nodes, data_exchange, ring
+from .space import Layouts
+
+
+@dataclass
+class _Shape:
+    """What every part of the step reads: the layouts' sizes as floats."""
+
+    layouts: Layouts
+    inputs: Inputs
+    config: TransformerConfig
+    formulas: Formulas
+    b: float  # micro-batch size (sequences)
+    s: float
+    h: float
+    micro: np.ndarray  # micro-batches per data-parallel replica
+    per_stage: np.ndarray  # layers per pipeline stage
+    reason: np.ndarray  # why a layout cannot run ("" where it can)
+
+
+def _shape(layouts: Layouts, inputs: Inputs, config: TransformerConfig, formulas) -> _Shape:
+    """The sizes, why a layout cannot run, and the interleaving each layout can have."""
+    tp, pp, dp, v = layouts.tp, layouts.pp, layouts.dp, layouts.v
+    b = float(inputs.micro_batch_size)
+    layers = float(config.layers)
+    micro = float(inputs.batch) / (dp * b)
+    per_stage = layers / pp
+    reason = np.full(len(layouts), "", dtype=object)
+    reason[np.mod(config.heads, tp) != 0] = "tp does not divide the heads"
+    reason[np.mod(config.kv, tp) != 0] = "tp does not divide the key/value heads"
+    reason[np.mod(layers, pp) != 0] = "pp does not divide the layers"
+    reason[(micro < 1) | (np.mod(micro, 1) != 0)] = "the batch does not split into dp × b"
+    interleave_ok = (np.mod(per_stage, v) == 0) & (pp > 1)
+    layouts.v = np.where(interleave_ok & ~layouts.gpipe, v, 1.0)
+    micro = np.maximum(np.floor(micro), 1.0)
+    s, h = float(config.seq_len), float(config.hidden)
+    return _Shape(layouts, inputs, config, formulas, b, s, h, micro, per_stage, reason)
+
+
+def _tensor_and_pipeline(x: _Shape) -> tuple[np.ndarray, np.ndarray]:
+    """Tensor parallelism: 4 allreduces of b·s·h per layer per micro-batch (6 with full
+    recomputation), inside the node; sequence parallelism moves the same values. Pipeline: an
+    activation forward and a gradient back per micro-batch and chunk."""
+    layouts, inputs, b, s, h = x.layouts, x.inputs, x.b, x.s, x.h
+    tp, pp = layouts.tp, layouts.pp
+    sizes = inputs.sizes
+    allreduced = float(evaluate(x.formulas["tensor.values"], {"b": b, "s": s, "h": h}))
+    per_layer = allreduced * (6 if inputs.recompute == "full" else 4) / 4
+    one = ring(x.formulas, tp, b * s * h, inputs.intra_latency, inputs.intra_G, sizes.activations)
+    tensor = x.per_stage * x.micro * (per_layer / (b * s * h)) * one
+    message = b * s * h * sizes.activations / np.where(layouts.sequence, tp, 1.0)
+    latency, per_byte = between_nodes(inputs)
+    pipeline = np.where(pp > 1, 2 * x.micro * layouts.v * (latency + message * per_byte), 0.0)
+    return tensor, pipeline
+
+
+@dataclass
+class _States:
+    """The model states one device holds and the data-parallel exchange of their gradients."""
+
+    on_device: np.ndarray  # parameters per device (the most loaded stage)
+    expert_parallel: np.ndarray
+    exchange: DataExchange
+    data_total: np.ndarray
+    data: np.ndarray
+
+
+def _model_states(x: _Shape, compute: np.ndarray) -> _States:
+    """The most loaded stage's parameters, and the gradient allreduce of the data groups."""
+    config, inputs, formulas = x.config, x.inputs, x.formulas
+    tp, pp, dp = x.layouts.tp, x.layouts.pp, x.layouts.dp
+    parts = parameter_parts(config)
+    block = parts["attention"] + parts["mlp"] + parts["norms"]
+    embedding = config.vocab * x.h + (config.seq_len * x.h if config.learned_positions else 0)
+    if not config.tied:  # the output layer on the last stage, with the embedding when p = 1
+        embedding = np.where(pp == 1, embedding + config.vocab * x.h, embedding)
+    ep = np.gcd(dp.astype(int), config.experts).astype(float) if config.moe_layers else dp * 0 + 1
+    experts = parts["experts"] / (pp * tp * ep)
+    on_device = (block / pp + embedding) / tp + experts
+    linear = PASSES[inputs.recompute][0]
+    backward = compute / x.micro * (linear - 1) / linear / x.per_stage  # a layer, last micro-batch
+    exchange = data_exchange(
+        formulas, inputs, tp, dp, block / config.layers / tp, x.per_stage, embedding / tp, backward
+    )
+    latency, per_byte = between_nodes(inputs)
+    expert_gradients = ring(formulas, dp / ep, experts, latency, per_byte, inputs.sizes.messages)
+    expert_gradients = np.where(experts > 0, expert_gradients, 0)
+    # The experts' gradients go over their own groups (not overlapped); ZeRO-3 gathers the
+    # parameters: half the exchange again, exposed (ZERO3_GATHER).
+    total = exchange.total + expert_gradients
+    exposed = exchange.exposed + expert_gradients
+    stage3 = x.layouts.zero == 3
+    data_total = np.where(stage3, 1.5 * total, total)
+    data = np.where(stage3, exposed + 0.5 * total, exposed)
+    return _States(on_device, ep, exchange, data_total, data)
+
+
+def _expert(x: _Shape, ep: np.ndarray) -> np.ndarray:
+    """Expert parallelism: dispatch and combine all-to-alls, forward and backward."""
+    config = x.config
+    if not config.moe_layers:
+        return np.zeros(len(x.layouts))
+    values = {"k": float(config.top_k), "b": x.b, "s": x.s, "h": x.h}
+    sent = float(evaluate(x.formulas["expert.values"], values))
+    shard = np.where(x.layouts.sequence, x.layouts.tp, 1.0)
+    latency, per_byte = between_nodes(x.inputs)
+    a2a = evaluate(
+        x.formulas["expert.all_to_all"],
+        {
+            "P": ep,
+            "L": latency,
+            "G": per_byte,
+            "gamma": float(x.inputs.sizes.activations),
+            "m": sent / 4 / shard,
+        },
+    )
+    return np.where(ep > 1, (config.moe_layers / x.layouts.pp) * x.micro * 4 * a2a, 0.0)
+
+
+def _memory(x: _Shape, on_device: np.ndarray) -> dict[str, np.ndarray]:
+    """Bytes per device: the model states (ZeRO-sharded), the activations of the micro-batches
+    in flight, and ZeRO-3's gathered layer."""
+    layouts, sizes = x.layouts, x.inputs.sizes
+    tp, pp, dp, v, zero = layouts.tp, layouts.pp, layouts.dp, layouts.v, layouts.zero
+    weights = on_device * sizes.weights / np.where(zero >= 3, dp, 1.0)
+    gradients = on_device * sizes.gradients / np.where(zero >= 2, dp, 1.0)
+    optimizer = on_device * sizes.optimizer / np.where(zero >= 1, dp, 1.0)
+    activations = activation_array(x.formulas, x.config, x.inputs, x.b, tp, layouts.sequence)
+    in_flight = np.where(
+        layouts.gpipe,
+        x.micro,
+        np.where(v > 1, pp * (1 + (pp - 1) / (pp * v)), np.minimum(pp, x.micro)),
+    )
+    in_flight = np.where(pp > 1, in_flight, 1.0)
+    activations = activations * x.per_stage * in_flight * sizes.activations / 2
+    largest = layer_parameters(x.config)["largest"] / tp
+    buffers = np.where(zero >= 3, largest * (sizes.weights + sizes.gradients), 0.0)
+    total = weights + gradients + optimizer + activations + buffers
+    return {
+        "weights": weights,
+        "gradients": gradients,
+        "optimizer_state": optimizer,
+        "activations": activations,
+        "buffers": buffers,
+        "total": total,
+    }
+
+
+def evaluate_layouts(
+    layouts: Layouts,
+    inputs: Inputs,
+    config: TransformerConfig,
+    formulas: Formulas,
+    flops: StepFlops,
+) -> Layouts:
+    """Every quantity of every layout, as arrays in `layouts.out`; `flops`: the network model's
+    FLOPs per step."""
+    x = _shape(layouts, inputs, config, formulas)
+    hardware, model = flops.hardware, flops.model
+    compute = np.full(len(layouts), hardware / (inputs.P * inputs.achieved_flops))
+    pp = layouts.pp
+    fraction = evaluate(formulas["pipeline.bubble_1f1b"], {"p": pp, "v": layouts.v, "m": x.micro})
+    bubble = compute * np.where(pp > 1, fraction, 0.0)
+    tensor, pipeline = _tensor_and_pipeline(x)
+    states = _model_states(x, compute)
+    expert = _expert(x, states.expert_parallel)
+    memory = _memory(x, states.on_device)
+    communication = tensor + pipeline + states.data + expert  # exposed: what the step waits for
+    step = compute + bubble + communication
+    achieved = model / (step * inputs.P)
+    layouts.out = {
+        "micro_batches": x.micro,
+        "compute": compute,
+        "bubble": bubble,
+        "tensor": tensor,
+        "pipeline": pipeline,
+        "data": states.data,
+        "data_total": states.data_total,
+        "expert": expert,
+        "communication": communication,
+        "total_communication": communication - states.data + states.data_total,
+        "buckets": states.exchange.buckets,
+        "dp_in_node": states.exchange.in_node,
+        "hierarchical": states.exchange.hierarchical,
+        "step": step,
+        "tokens_per_second": float(inputs.batch) * x.s / step,
+        "achieved_flops": achieved,
+        "mfu": achieved / inputs.flops,
+        **memory,
+        "parameters_per_device": states.on_device,
+        "expert_parallel": states.expert_parallel,
+        "valid": x.reason == "",
+        "reason": x.reason,
+        "fits": (x.reason == "") & (memory["total"] <= inputs.memory),
+        "hardware_flops": np.full(len(layouts), hardware),
+        "model_flops": np.full(len(layouts), model),
+    }
+    return layouts
+
+
+def activation_array(formulas, config, inputs, b, tp, sequence) -> np.ndarray:
+    """Korthikanti et al.'s bytes per layer for each layout's t and sequence parallelism."""
+    values = {
+        "s": float(config.seq_len),
+        "b": b,
+        "h": float(config.hidden),
+        "a": float(config.heads),
+        "t": tp,
+    }
+    if inputs.recompute == "full":
+        return np.broadcast_to(evaluate(formulas["activations.full"], values), tp.shape) * 1.0
+    suffix = ".selective" if inputs.recompute == "selective" else ""
+    with_sequence = evaluate(formulas[f"activations.sequence{suffix}"], values)
+    tensor_only = evaluate(formulas[f"activations.tensor{suffix}"], values)
+    return np.where(sequence | (tp == 1), with_sequence, tensor_only) * 1.0

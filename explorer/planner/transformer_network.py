@@ -1,0 +1,176 @@
+"""A transformer beside its paper: its configuration, parameters (counted from the configuration),
+FLOPs per step (the catalogue's generalised formula, Megatron-LM 2021's where it applies, the
+6·N·D rule) and the paper's stated figures with their sources. Pure: numbers in, dicts out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .formulas import Derivation, Formulas, evaluate, number_text
+from .machine import Inputs
+from .network_model import StepFlops
+from .shape import TOLERANCE, Comparison, NetworkTotals, within_tolerance
+from .transformer import (
+    CUSTOM,
+    PRESETS,
+    Preset,
+    TransformerConfig,
+    active_parameters,
+    flops_values,
+    parameter_parts,
+    parameters,
+)
+
+NETWORK_DEFAULTS = {
+    slug: preset.defaults | {"recompute": "selective"} for slug, preset in PRESETS.items()
+}
+NETWORK_DEFAULTS[CUSTOM] = {
+    "precision": "bf16-mixed",
+    "optimizer": "adam",
+    "recompute": "selective",
+}
+
+
+def _megatron_role(inputs: Inputs, config: TransformerConfig) -> str | None:
+    """Megatron-LM 2021's formula, for a GPT layer only (no SwiGLU, grouped-query attention or
+    experts)."""
+    if config.gated or config.kv != config.heads or config.moe_layers:
+        return None
+    if inputs.recompute == "full":
+        return "transformer.flops.megatron_full"
+    return "transformer.flops.megatron"
+
+
+def _flops_derivations(
+    inputs: Inputs, config: TransformerConfig, formulas: Formulas, flops: StepFlops
+) -> list[Derivation]:
+    """Training FLOPs per step three ways: the catalogue's formula over the network model's
+    layers (what the plan uses), the 6·N·D rule and, for a GPT layer, Megatron-LM 2021's."""
+    values = flops_values(config, inputs.batch, inputs.recompute)
+    record, rule = formulas["transformer.flops"], formulas["transformer.six_nd"]
+    six_values = {"N": active_parameters(config), "D": float(inputs.batch * config.seq_len)}
+    derivations = [
+        Derivation(
+            "training FLOPs per step",
+            flops.hardware,
+            "FLOPs",
+            record.formula,
+            "",
+            [record],
+            values=values,
+            note=f"Recomputation {inputs.recompute}; model FLOPs (no recomputation) "
+            f"{number_text(flops.model)}.",
+        ),
+        Derivation(
+            "6·N·D rule",
+            float(evaluate(rule, six_values)),
+            "FLOPs",
+            rule.formula,
+            "",
+            [rule],
+            values=six_values,
+            note="N: the parameters a token goes through; D: the tokens of one step.",
+        ),
+    ]
+    role = _megatron_role(inputs, config)
+    if role is not None:
+        megatron_values = {k: values[k] for k in "BslhV"}
+        derivations.append(
+            Derivation(
+                "FLOPs per iteration (Megatron-LM 2021)",
+                float(evaluate(formulas[role], megatron_values)),
+                "FLOPs",
+                formulas[role].formula,
+                "",
+                [formulas[role]],
+                values=megatron_values,
+            )
+        )
+    return derivations
+
+
+def _comparison(preset: Preset | None, total: float) -> list[Comparison]:
+    if preset is None:
+        return []
+    difference = (total - preset.parameters_stated) / preset.parameters_stated
+    return [
+        {
+            "quantity": "parameters",
+            "computed": total,
+            "paper": preset.parameters_stated,
+            "paper_text": preset.parameters_text,
+            "source": preset.parameters_source,
+            "relative_difference": difference,
+            "within_tolerance": bool(within_tolerance(difference, preset.parameters_rounding)),
+            "reason": "Counted from the configuration with every bias and norm; the paper rounds.",
+        }
+    ]
+
+
+def _config(config: TransformerConfig) -> dict[str, Any]:
+    return {
+        "layers": config.layers,
+        "hidden": config.hidden,
+        "heads": config.heads,
+        "kv_heads": config.kv,
+        "seq_len": config.seq_len,
+        "vocab": config.vocab,
+        "ffn_hidden": config.ffn,
+        "experts": config.experts,
+        "top_k": config.top_k,
+        "expert_interval": config.expert_interval,
+        "gated": config.gated,
+    }
+
+
+def _paper(preset: Preset | None) -> dict[str, Any]:
+    return {
+        "work": preset.work if preset else "",
+        "url": preset.paper_url if preset else "",
+        "parameters": preset.parameters_stated if preset else None,
+        "parameters_text": preset.parameters_text if preset else "",
+        "sources": preset.sources if preset else {},
+        "defaults_sources": preset.defaults_sources if preset else {},
+        "figures": preset.paper_figures if preset else {},
+    }
+
+
+def network_document(
+    inputs: Inputs, config: TransformerConfig, formulas: Formulas, flops: StepFlops
+) -> NetworkTotals:
+    """The network's totals as the plan shows them, beside its paper."""
+    preset = PRESETS.get(inputs.network)
+    total = parameters(config)
+    counted = Derivation(
+        "parameters",
+        total,
+        "values",
+        "Σ attention, MLP (experts), norms and embeddings of the configuration",
+        ", ".join(f"{k} {number_text(v)}" for k, v in parameter_parts(config).items()),
+        note="Counted from the configuration (not a cost model).",
+    )
+    derived = _flops_derivations(inputs, config, formulas, flops)
+    six = derived[1]
+    megatron = derived[2].value if len(derived) > 2 else None
+    document: dict[str, Any] = {
+        "slug": inputs.network,
+        "name": preset.name if preset else "Transformer of your configuration",
+        "kind": "transformer",
+        "config": _config(config),
+        "parameters": total,
+        "active_parameters": active_parameters(config),
+        "parameter_parts": parameter_parts(config),
+        "flops_per_step": flops.hardware,
+        "model_flops_per_step": flops.model,
+        "megatron_flops_per_step": megatron,
+        "six_nd_flops_per_step": six.value,
+        "tokens_per_step": inputs.batch * config.seq_len,
+        "batch": inputs.batch,
+        "seq_len": config.seq_len,
+        "paper": _paper(preset),
+        "comparison": _comparison(preset, total),
+        "tolerance": TOLERANCE,
+        "derivations": [d.as_dict() for d in [counted, *derived]],
+        "cost_models": [s.reference() for d in derived for s in d.sources],
+    }
+    return document  # type: ignore[return-value]
