@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-AFTER = 77
+AFTER = 91
 
 
 @pytest.mark.django_db
