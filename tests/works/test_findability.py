@@ -173,6 +173,7 @@ def test_it_lists_every_endpoint_at_the_api_root(client, db):
             "/api/planner/",
             "/api/results/",
             "/api/results/csv/",
+            "/api/devices/",
             "/api/schema/",
             "/api/docs/",
         ]
