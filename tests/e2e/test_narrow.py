@@ -31,6 +31,7 @@ PAGES = [
     "/demos/",
     "/demos/pipeline-bubble/",
     "/results/",
+    "/devices/",
     "/sources/",
     "/data-quality/",
     "/numbers/",
