@@ -158,7 +158,16 @@ class MlperfScore(models.Model):
     benchmark = models.ForeignKey(
         "catalogue.MlperfBenchmark", on_delete=models.CASCADE, related_name="scores"
     )
-    minutes = models.FloatField(null=True, blank=True, help_text="blank: too few runs to score")
+    minutes = models.FloatField(
+        null=True, blank=True, help_text="the score; blank: no valid result by the rule"
+    )
+    olympic_minutes = models.FloatField(
+        null=True, blank=True, help_text="the mean by the rule, before RCP scaling"
+    )
+    scaling_factor = models.FloatField(
+        null=True, blank=True, help_text="from the result directory's scaling.json"
+    )
+    note = models.CharField(max_length=300, blank=True, help_text="why blank, runs missing...")
     runs_successful = models.PositiveSmallIntegerField(default=0)
     runs_required = models.PositiveSmallIntegerField(default=0)
     rule = models.CharField(max_length=60, help_text="scoring rule slug (catalogue.mlperf)")
