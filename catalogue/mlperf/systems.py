@@ -4,7 +4,9 @@ From v0.6 each submitter writes `<submitter>/systems/<system>.json` with the fie
 MLPerf system description (`number_of_nodes`, `accelerators_per_node`, `accelerator_model_name`,
 `host_networking`, `accelerator_interconnect`, `framework`, `status`, `division`...); v0.5 wrote
 `results/<system>/entry.json` (`hardware`, `interconnect`, `nodes: [{num_nodes, accelerator,
-num_accelerators, cpu}]`). Values are kept as written; counts are read when they are whole numbers.
+num_accelerators, cpu}]`), and NVIDIA's v0.6 systems are logging lines (`org: {"value": ...}`,
+`entry: {"value": "<the entry as a Python dict's text>"}`), read with regular expressions (nothing
+is evaluated). Values are kept as written; counts are read when they are whole numbers.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import json
 import re
 
 TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+LOGGED_LINE = re.compile(r"^(\w+): (\{.*\})\s*$", re.M)
+QUOTED_PAIR = re.compile(r"'(\w+)': '([^']*)'")
 
 
 def read_json(data: bytes) -> tuple[dict | None, str]:
@@ -88,4 +92,36 @@ def entry_fields(entry: dict) -> dict:
         "host_interconnect": text(entry.get("interconnect")),
         "accelerator_interconnect": "",
         "framework": text(entry.get("framework"), 200),
+    }
+
+
+def describe(data: bytes, version: str) -> tuple[dict | None, str]:
+    """The catalogue's fields from a system description file, or None and why."""
+    description, why = read_json(data)
+    if description is not None:
+        reader = entry_fields if version == "v0.5" else system_fields
+        return reader(description), ""
+    entry = logged_entry(data)
+    return (entry_fields(entry), "") if entry else (None, why)
+
+
+def logged_entry(data: bytes) -> dict | None:
+    """A v0.5-shaped entry from a description written as MLPerf logging lines."""
+    values = {}
+    for key, payload in LOGGED_LINE.findall(data.decode("utf-8", "replace")):
+        try:
+            values[key] = json.loads(payload).get("value")
+        except (ValueError, AttributeError):
+            continue
+    if not isinstance(values.get("entry"), str):
+        return None
+    pairs = dict(QUOTED_PAIR.findall(values["entry"]))
+    node = {k: pairs.get(k) for k in ("num_nodes", "num_accelerators", "accelerator", "cpu")}
+    return {
+        "division": values.get("division"),
+        "status": values.get("status"),
+        "hardware": values.get("platform") or pairs.get("hardware"),
+        "framework": pairs.get("framework"),
+        "interconnect": pairs.get("interconnect"),
+        "nodes": [node],
     }
