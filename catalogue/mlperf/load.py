@@ -4,7 +4,8 @@ Called by `load_survey` inside its transaction, after the works, techniques and 
 benchmarks link to them). Idempotent and cheap when nothing changed: the sha256 of both files is
 stored (MlperfLoad) and a load of the same files returns at once. When they changed, the rounds,
 systems, runs and scores are replaced in bulk (nobody edits them: the logs are the source) and
-the benchmarks are brought to the hand-written file, matched on their slug.
+the benchmarks are brought to the hand-written file, matched on their slug. A log whose
+benchmark could not be named (15 in v0.7, listed in the build's report) has no run row here.
 """
 
 from __future__ import annotations
