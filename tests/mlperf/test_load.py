@@ -61,3 +61,17 @@ def test_it_changes_nothing_when_loaded_twice(folder, django_assert_max_num_quer
 def test_it_loads_nothing_without_a_fixture(tmp_path):
     assert load_mlperf(tmp_path) == "MLPerf: no fixture, nothing loaded"
     assert not MlperfRound.objects.exists()
+
+
+def test_load_survey_loads_the_committed_fixture_and_the_survey_fixture_leaves_it_apart(
+    request,
+):
+    from catalogue.mlperf.fixture import read
+
+    fixture, _ = read(settings.BASE_DIR / "fixtures" / "mlperf.json.gz")
+    request.getfixturevalue("survey")
+    assert not MlperfRun.objects.exists()
+    request.getfixturevalue("mlperf")
+    assert MlperfRun.objects.count() == len(fixture["runs"]["rows"])
+    assert MlperfSystem.objects.count() == len(fixture["systems"]["rows"])
+    assert MlperfScore.objects.count() == len(fixture["scores"]["rows"])
