@@ -28,6 +28,7 @@ KEYS = (
     "throughput",
     "tracked_stats",
     "submission_benchmark",
+    "submission_division",
     "eval_target",
 )
 _KEYS = "|".join(KEYS)
@@ -66,6 +67,7 @@ class RunLog:
     accuracy: float | None = None
     target: float | None = None
     counted_by: str = ""  # the metadata key at_target was read from
+    division: str = ""  # submission_division, when the log writes it
 
     def reached_target(self) -> bool:
         known = self.accuracy is not None and self.target is not None
@@ -189,6 +191,8 @@ def _apply(log: RunLog, event: _Event) -> None:
         log.status = str(metadata.get("status", "")).lower()
     elif key == "submission_benchmark" and isinstance(value, str):
         log.benchmark = value
+    elif key == "submission_division" and isinstance(value, str):
+        log.division = value.strip().lower()
     elif key in ("global_batch_size", "input_batch_size") and log.global_batch is None:
         log.global_batch = _int(value)
     elif key == "eval_accuracy" and log.stop is None:
