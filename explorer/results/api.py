@@ -24,8 +24,18 @@ from explorer.web.renderers import FastJSONRenderer
 from .documents import CSV_COLUMNS, SORT_KEYS, ResultsError, answer, csv_rows
 
 PARAMETERS = [
-    OpenApiParameter("technique", str, description="a technique's slug (its results only)"),
-    OpenApiParameter("network", str, description="a network, e.g. resnet-50"),
+    # A slug's pattern and the form's lengths, so that a value the schema allows is one the form
+    # reads (an unknown slug is still a 400: the catalogue's slugs are not in a static schema).
+    OpenApiParameter(
+        "technique",
+        {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$", "maxLength": 80},
+        description="a technique's slug (its results only)",
+    ),
+    OpenApiParameter(
+        "network",
+        {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"},
+        description="a network, e.g. resnet-50",
+    ),
     OpenApiParameter("family", str, enum=list(StrategyFamily.values)),
     OpenApiParameter("status", str, enum=["read", "recalled"]),
     OpenApiParameter("year_min", {"type": "integer", "minimum": 1900, "maximum": 2100}),

@@ -5,18 +5,26 @@ from __future__ import annotations
 from django.shortcuts import render
 
 from .charts import figures
-from .documents import FIGURE_NAMES, SORT_KEYS, ResultsError, ResultsForm, answer
+from .documents import (
+    FIGURE_NAMES,
+    SORT_KEYS,
+    ResultsError,
+    ResultsForm,
+    answer,
+    without_blanks,
+)
 
 
 def results_page(request):
+    query = without_blanks(request.GET)
     try:
-        document = answer(request.GET)
+        document = answer(query)
     except ResultsError as error:
         context = {"errors": error.errors, "form": ResultsForm()}
         return render(request, "results/results.html", context, status=400)
     context = {
         "document": document,
-        "form": ResultsForm(request.GET),
+        "form": ResultsForm(query),
         "figures": figures(document["charts"]),
         "figure_names": FIGURE_NAMES,
         "sort_keys": SORT_KEYS,
