@@ -1,5 +1,7 @@
 """Small builders for tests: each makes one record with sensible defaults."""
 
+from statistics import mean
+
 from django.core.cache import caches
 
 from catalogue.models import (
@@ -9,6 +11,11 @@ from catalogue.models import (
     Category,
     Citation,
     CostModel,
+    MlperfBenchmark,
+    MlperfRound,
+    MlperfRun,
+    MlperfScore,
+    MlperfSystem,
     Technique,
     Work,
 )
@@ -80,3 +87,62 @@ def database_url() -> str:
         return f"sqlite:///{db['NAME']}"
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
     return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def make_mlperf_score(
+    version: str = "v1.0",
+    benchmark: str = "resnet",
+    system_id: str = "dgxa100_n8",
+    minutes: tuple[float, ...] = (30.0, 31.0, 29.0, 32.0, 28.0),
+    **system_fields,
+):
+    """One MLPerf (round, system, benchmark) with a successful run per entry of `minutes` and
+    its olympic-mean score; returns the MlperfScore."""
+    repository = f"mlcommons/training_results_{version}"
+    rnd, _ = MlperfRound.objects.get_or_create(
+        version=version, defaults={"repository": repository, "commit": "0" * 40}
+    )
+    bench, _ = MlperfBenchmark.objects.get_or_create(slug=benchmark, defaults={"name": benchmark})
+    fields = {
+        "submitter": "NVIDIA",
+        "division": "closed",
+        "availability": "available",
+        "name": system_id,
+        "nodes": 8,
+        "accelerators_per_node": 8,
+        "accelerators": 64,
+        "accelerator": "NVIDIA A100-SXM4-80GB",
+        "framework": "PyTorch",
+        "path": f"NVIDIA/systems/{system_id}.json",
+    } | system_fields
+    system, _ = MlperfSystem.objects.get_or_create(round=rnd, system_id=system_id, defaults=fields)
+    for index, value in enumerate(minutes):
+        MlperfRun.objects.create(
+            system=system,
+            benchmark=bench,
+            index=index,
+            status="success",
+            start=1.6e9,
+            stop=1.6e9 + value * 60,
+            minutes=value,
+            global_batch=3264,
+            at_target=40.0,
+            at_target_unit="epoch",
+            throughput=25000.0,
+            throughput_unit="samples/s",
+            path=f"NVIDIA/results/{system_id}/{benchmark}/result_{index}.txt",
+        )
+    kept = sorted(minutes)[1:-1] if len(minutes) > 2 else list(minutes)
+    return MlperfScore.objects.create(
+        system=system,
+        benchmark=bench,
+        minutes=mean(kept),
+        olympic_minutes=mean(kept),
+        runs_successful=len(minutes),
+        runs_required=5,
+        rule="olympic_5",
+        rule_text="mean of 5 runs without the fastest and the slowest",
+        rule_url="https://github.com/mlcommons/training_policies/blob/master/training_rules.adoc",
+        rcp="not_applied",
+        rcp_note="test",
+    )

@@ -2,7 +2,8 @@
 
 One module per concern: `works` (works, authors and people), `taxonomy` (categories and
 assignments), `citations`, `costs` (techniques and cost models), `curation` (what curators changed
-or deleted), `search_text` (the full-text index's rows), `quality` (counts by status). Every public
+or deleted), `search_text` (the full-text index's rows), `quality` (counts by status),
+`mlperf` (MLPerf Training rounds, systems, runs and scores read from MLCommons' logs). Every public
 name is imported here, so `from catalogue.models import Work` means what it always meant.
 
 Every fact carries where it comes from: assignments an evidence level, citations a provenance and
@@ -64,7 +65,26 @@ from catalogue.models.results import (  # isort: split
     StrategyFamily,
 )
 
+from catalogue.models.mlperf import (  # isort: split
+    MlperfBenchmark,
+    MlperfLoad,
+    MlperfRound,
+    MlperfRun,
+    MlperfScore,
+    MlperfSystem,
+    RcpStatus,
+    RunStatus,
+)
+
 __all__ = [
+    "MlperfBenchmark",
+    "MlperfLoad",
+    "MlperfRound",
+    "MlperfRun",
+    "MlperfScore",
+    "MlperfSystem",
+    "RcpStatus",
+    "RunStatus",
     "FIGURE_STATUSES",
     "Result",
     "ResultQuerySet",
