@@ -235,24 +235,24 @@ def worst_predicted(rows: list[dict], count: int = 3) -> list[dict]:
     ]
 
 
-def query_errors(query) -> dict[str, list[str]]:
+def query_errors(query, form_class: type[forms.Form] | None = None) -> dict[str, list[str]]:
     """Unknown, repeated and empty parameters, named (the page refuses the first two as the API
     does). An empty value is in none of the schema's enums, ranges or patterns: a parameter is
     given with a value or left out (the page leaves its blank form fields out first)."""
-    errors = query_problems(query, set(ResultsForm.base_fields) | {"format"})
+    errors = query_problems(query, set((form_class or ResultsForm).base_fields) | {"format"})
     for name in query:
         if name not in errors and not query[name].strip():
             errors[name] = [f"{name} is empty; give it a value or leave it out"]
     return errors
 
 
-def without_blanks(query) -> QueryDict:
+def without_blanks(query, form_class: type[forms.Form] | None = None) -> QueryDict:
     """The query without the blank fields a browser's form sends (the page's, not the API's);
     an unknown name stays, to be refused."""
     given = QueryDict(mutable=True)
     for name, values in query.lists():
         kept = [value for value in values if value.strip()]
-        if kept or name not in ResultsForm.base_fields:
+        if kept or name not in (form_class or ResultsForm).base_fields:
             given.setlist(name, kept or values)
     return given
 
