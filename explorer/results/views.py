@@ -31,8 +31,18 @@ def results_page(request):
         "figures": figures(document["charts"]),
         "figure_names": FIGURE_NAMES,
         "sort_keys": SORT_KEYS,
+        "mlperf_url": link("results:mlperf", query=_shared_filters(query)),
     }
     return render(request, "results/results.html", context)
+
+
+def _shared_filters(query) -> str:
+    """The papers' results' filters that MLPerf's list takes too, as its query string."""
+    shared = query.copy()
+    for name in list(shared):
+        if name not in mlperf.MlperfForm.base_fields or name == "ordering":
+            del shared[name]
+    return shared.urlencode()
 
 
 def mlperf_page(request):

@@ -7,7 +7,7 @@ from types import MappingProxyType, SimpleNamespace
 
 import pytest
 
-from catalogue.models import MlperfSystem
+from catalogue.models import MlperfSystem, Technique
 from explorer.results import mlperf_rows
 from tests.helpers import make_mlperf_score
 
@@ -221,3 +221,29 @@ def test_the_charts_escape_database_labels(client, scores):
     assert 'data-figure="mlperf-throughput"' in html
     assert "Google<i>" not in html and "<b>" not in html.split("<body")[1].replace("<body", "")
     assert "Google&amp;lt;i&amp;gt;" in html or "Google\\u0026lt;i\\u0026gt;" in html
+
+
+def test_a_hub_shows_the_mlperf_results_of_its_techniques_in_a_line(client, survey):
+    score = make_mlperf_score()
+    score.benchmark.techniques.add(Technique.objects.get(slug="allreduce"))
+    score.benchmark.name = "ResNet-50 <v1.5>"
+    score.benchmark.save()
+    category = Technique.objects.get(slug="allreduce").category.code
+    document = client.get(f"/api/categories/{category}/").json()
+    assert document["mlperf"] == [
+        {
+            "benchmark": "resnet",
+            "name": "ResNet-50 <v1.5>",
+            "scores": 1,
+            "best_minutes": 30.0,
+            "html_url": "http://testserver/results/mlperf/?benchmark=resnet",
+        }
+    ]
+    html = client.get(f"/categories/{category}/").content.decode()
+    link = '<a href="/results/mlperf/?benchmark=resnet">ResNet-50 &lt;v1.5&gt;</a>'
+    assert f"{link} (1 score, best 30 min)" in html
+
+
+def test_the_papers_results_link_mlperf_with_the_filters_that_apply(client, survey):
+    html = client.get("/results/?technique=allreduce&family=data&devices_min=8").content.decode()
+    assert 'href="/results/mlperf/?technique=allreduce&amp;devices_min=8"' in html
