@@ -11,9 +11,9 @@ import html
 from collections import defaultdict
 from typing import Any
 
-from explorer.web.memo import per_version
+from explorer.web.script_json import script_json
 
-from .mlperf_rows import all_rows
+from .mlperf_rows import all_rows, in_process
 
 
 def _point(row: dict) -> dict[str, Any]:
@@ -55,11 +55,13 @@ def _aggregates() -> dict[str, dict[str, list[dict]]]:
     return dict(charts)
 
 
-def chart_data(benchmark: str) -> dict[str, list[dict]]:
+def _aggregates_kept() -> dict[str, dict[str, list[dict]]]:
+    return in_process("mlperf-charts", _aggregates)
+
+
+def chart_data(benchmark: str) -> dict[str, Any]:
     empty = {"record": [], "scaling": [], "throughput": []}
-    return per_version("mlperf-charts", _aggregates).get(benchmark, empty) | {
-        "benchmark": benchmark
-    }
+    return _aggregates_kept().get(benchmark, empty) | {"benchmark": benchmark}
 
 
 def _texts(points: list[dict]) -> list[str]:
@@ -145,3 +147,19 @@ def figures(charts: dict[str, Any]) -> dict[str, dict]:
         },
     }
     return {"record": _record(charts["record"]), "scaling": scaling, "throughput": throughput}
+
+
+def _all_figure_texts() -> dict[str, dict[str, str]]:
+    return {
+        benchmark: {name: script_json(figure) for name, figure in figures(data).items()}
+        for benchmark, data in _aggregates_kept().items()
+    }
+
+
+def figure_texts(benchmark: str) -> dict[str, str]:
+    """The benchmark's three figures as the text of their script elements, encoded once per
+    catalogue version (encoding them was a third of the page's time)."""
+    texts = in_process("mlperf-figure-texts", _all_figure_texts)
+    if benchmark in texts:
+        return texts[benchmark]
+    return {name: script_json(f) for name, f in figures(chart_data(benchmark)).items()}

@@ -55,7 +55,7 @@ def mlperf_page(request):
     context = {
         "document": document,
         "form": mlperf.MlperfForm(query),
-        "figures": mlperf_charts.figures(document["charts"]),
+        "figures": mlperf_charts.figure_texts(document["charts"]["benchmark"]),
         "previous_url": _page_link(query, document["page"] - 1, document["pages"]),
         "next_url": _page_link(query, document["page"] + 1, document["pages"]),
     }
