@@ -157,6 +157,7 @@ class MlperfCsvView(ReadOnlyView):
 
 class MlperfSystemView(ReadOnlyView):
     @extend_schema(
+        operation_id="results_mlperf_system",
         summary="One MLPerf system and its scores",
         responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
     )
@@ -166,6 +167,7 @@ class MlperfSystemView(ReadOnlyView):
 
 class MlperfScoreView(ReadOnlyView):
     @extend_schema(
+        operation_id="results_mlperf_system_benchmark",
         summary="One MLPerf system's benchmark: its score and every run with its log",
         responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
     )
