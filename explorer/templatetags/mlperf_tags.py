@@ -26,7 +26,7 @@ def figure_text(figure: dict) -> str:
         return f"{value:.1%}"
     if unit == "FLOP/s":
         return f"{si(value)}FLOP/s"
-    return f"{value:.4g} {unit}"
+    return f"{value:,.0f} {unit}" if value >= 1000 else f"{value:.3g} {unit}"
 
 
 @register.simple_tag
