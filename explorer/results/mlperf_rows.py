@@ -10,7 +10,7 @@ from typing import Any
 
 from catalogue.devices import devices
 from catalogue.graph import graph_version
-from catalogue.models import MlperfBenchmark, MlperfRun, MlperfScore, MlperfSystem
+from catalogue.models import MlperfBenchmark, MlperfRound, MlperfRun, MlperfScore, MlperfSystem
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.networks import networks, totals
 from explorer.planner.transformer import PRESETS, training_flops
@@ -77,36 +77,52 @@ def _techniques() -> dict[int, list[str]]:
     return slugs
 
 
-def score_row(score: MlperfScore) -> dict[str, Any]:
-    system, rnd, bench = score.system, score.system.round, score.benchmark
-    return {
-        "id": score.pk,
-        "round": rnd.version,
-        "round_order": rnd.order,
-        "submitter": system.submitter,
-        "division": system.division,
-        "availability": system.availability,
-        "system": system.system_id,
-        "system_pk": system.pk,
-        "system_name": system.name,
-        "nodes": system.nodes,
-        "accelerators": system.accelerators,
-        "accelerator": system.accelerator,
-        "device": system.device_slug,
-        "benchmark": bench.slug,
-        "benchmark_name": bench.name,
-        "network": bench.network,
-        "minutes": score.minutes,
-        "rule": score.rule,
-        "rule_text": score.rule_text,
-        "rule_url": score.rule_url,
-        "rcp": score.rcp,
-        "runs": f"{score.runs_successful}/{score.runs_required}",
-        "note": score.note,
-        "system_url": link("results:mlperf-system", system.pk),
-        "url": link("results:mlperf-score", system.pk, bench.slug),
-        "source_url": rnd.file_url(system.path),
-    }
+# The columns a row needs, read as values: model instances of 5,000 scores with their systems,
+# rounds and benchmarks took a second to build (bench/mlperf_bench.py).
+SCORE_COLUMNS = {
+    "id": "pk",
+    "system_pk": "system_id",
+    "benchmark_pk": "benchmark_id",
+    "round": "system__round__version",
+    "round_order": "system__round__order",
+    "repository": "system__round__repository",
+    "commit": "system__round__commit",
+    "submitter": "system__submitter",
+    "division": "system__division",
+    "availability": "system__availability",
+    "system": "system__system_id",
+    "system_name": "system__name",
+    "nodes": "system__nodes",
+    "accelerators": "system__accelerators",
+    "accelerator": "system__accelerator",
+    "device": "system__device_slug",
+    "path": "system__path",
+    "benchmark": "benchmark__slug",
+    "benchmark_name": "benchmark__name",
+    "network": "benchmark__network",
+    "minutes": "minutes",
+    "rule": "rule",
+    "rule_text": "rule_text",
+    "rule_url": "rule_url",
+    "rcp": "rcp",
+    "runs_successful": "runs_successful",
+    "runs_required": "runs_required",
+    "note": "note",
+}
+
+
+def score_row(values: tuple, rounds: dict[tuple, MlperfRound]) -> dict[str, Any]:
+    """A score's row from its SCORE_COLUMNS values, with its pages and its system's source
+    (`rounds`: one unsaved round per repository and commit, whose file_url writes the link)."""
+    row = dict(zip(SCORE_COLUMNS, values, strict=True))
+    where = (row.pop("repository"), row.pop("commit"))
+    if where not in rounds:
+        rounds[where] = MlperfRound(repository=where[0], commit=where[1])
+    row["source_url"] = rounds[where].file_url(row.pop("path"))
+    row["runs"] = f"{row.pop('runs_successful')}/{row.pop('runs_required')}"
+    row["system_url"] = link("results:mlperf-system", row["system_pk"])
+    row["url"] = link("results:mlperf-score", row["system_pk"], row["benchmark"])
+    return row
 
 
 def _figures(row: dict, throughputs: dict, flops: dict[str, FlopCount], pks: tuple) -> list:
@@ -119,13 +135,14 @@ def _figures(row: dict, throughputs: dict, flops: dict[str, FlopCount], pks: tup
 
 def compute_rows() -> list[dict[str, Any]]:
     """Every score with its derived figures (5 queries, whatever the number of scores)."""
-    scores = MlperfScore.objects.select_related("system__round", "benchmark")
+    scores = MlperfScore.objects.order_by("pk").values_list(*SCORE_COLUMNS.values())
     throughputs, techniques, flops = _throughputs(), _techniques(), flop_counts()
-    rows = []
-    for score in scores:
-        row = score_row(score)
-        row["techniques"] = techniques.get(score.benchmark_id, [])
-        pks = (score.system_id, score.benchmark_id)
+    rows, rounds = [], {}
+    for values in scores:
+        row = score_row(values, rounds)
+        benchmark = row.pop("benchmark_pk")
+        row["techniques"] = techniques.get(benchmark, [])
+        pks = (row["system_pk"], benchmark)
         row["figures"] = _figures(row, throughputs, flops, pks)
         rows.append(row)
     efficiency = scaling_efficiency(rows)
