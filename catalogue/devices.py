@@ -41,28 +41,40 @@ SCALARS = ("memory_bytes", "memory_bandwidth", "link_bandwidth")
 # Every field a value can be read for: the scalars and one per precision ("peak_flops.bf16").
 FIELDS = (*SCALARS, *(f"peak_flops.{p}" for p in PRECISIONS))
 KINDS = ("gpu", "tpu", "accelerator")
-VENDOR, SECONDARY = "vendor", "secondary"
 
 # A figure as pages print it: a number (commas as thousands separators) and a unit.
 FIGURE = re.compile(r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*([A-Za-z/]+)\s*$")
+# Units by their lower-case spelling; a lower-case "b" before "ps" means bits ("Gbps"), an
+# upper-case one bytes ("GBps", as Google's TPU pages write it): see _unit.
 UNITS = {
-    # memory
-    "gb": 1e9,
+    # memory (bytes)
+    "mib": 2**20,
     "gib": 2**30,
+    "gb": 1e9,
     "tb": 1e12,
-    # bandwidth (bytes per second; "Gbps" is bits)
+    # bandwidth (bytes per second)
     "gb/s": 1e9,
+    "gb/sec": 1e9,
+    "gbps": 1e9,
+    "gibps": 2**30,
     "tb/s": 1e12,
-    "gbps": 1e9 / 8,
-    "gbit/s": 1e9 / 8,
-    # throughput (FLOP/s or, for int8, operations per second)
+    "tbps": 1e12,
+    # throughput (FLOP/s; for int8, operations per second)
     "tflops": 1e12,
+    "tflop/s": 1e12,
     "teraflops": 1e12,
     "tops": 1e12,
     "teraops": 1e12,
     "pflops": 1e15,
     "petaflops": 1e15,
-    "pops": 1e15,
+}
+BITS = re.compile(r"^([KMGT])b(?:ps|it/s)$")  # "Gbps", "Gbit/s": bits per second
+BIT_PREFIXES = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+VENDOR, MLPERF, SECONDARY = "vendor", "mlperf", "secondary"
+SOURCE_KINDS = {
+    VENDOR: "vendor's page (datasheet, documentation)",
+    MLPERF: "MLPerf system description (the submitter's)",
+    SECONDARY: "secondary page",
 }
 
 
@@ -77,7 +89,7 @@ class Reading:
 
     read: str
     url: str
-    kind: str = VENDOR  # VENDOR or SECONDARY
+    kind: str = VENDOR  # a key of SOURCE_KINDS
     divisor: float = 1.0
     why: str = ""
 
@@ -107,7 +119,7 @@ class Device:
     notes: tuple[str, ...] = ()
 
     def source_kind(self, field: str) -> str | None:
-        """VENDOR or SECONDARY for a field with a value, None for an unknown one."""
+        """The kind of page (a key of SOURCE_KINDS) a field was read on; None if unknown."""
         reading = self.readings.get(field)
         return reading.kind if reading else None
 
@@ -127,20 +139,30 @@ class Device:
         }
 
 
+def _unit(unit: str) -> float | None:
+    bits = BITS.match(unit)
+    if bits:
+        return BIT_PREFIXES[bits.group(1)] / 8
+    return UNITS.get(unit.lower())
+
+
 def parse_figure(text: str) -> float:
-    """A figure as a page prints it ("1,979 teraFLOPS", "3.35TB/s", "95 GiB") in base units."""
+    """A figure as a page prints it ("1,979 teraFLOPS", "3.35TB/s", "95 GiB") in base units:
+    bytes, bytes per second, FLOP/s (operations per second for integers)."""
     match = FIGURE.match(text)
-    if not match or match.group(2).lower() not in UNITS:
+    factor = _unit(match.group(2)) if match else None
+    if factor is None:
         raise FixtureError(f"cannot read the figure {text!r} (number and unit, e.g. '80GB')")
-    return float(match.group(1).replace(",", "")) * UNITS[match.group(2).lower()]
+    # Twelve significant digits: "3.35" x 1e12 is 3350000000000.0002 in binary floating point.
+    return float(f"{float(match.group(1).replace(',', '')) * factor:.12g}")
 
 
 def _reading(slug: str, field: str, raw: dict) -> Reading:
     unknown = set(raw) - {"read", "url", "kind", "divisor", "why"}
     if unknown or not raw.get("url", "").startswith("https://"):
         raise FixtureError(f"{slug}.{field}: needs read and an https url (extra: {unknown})")
-    if raw.get("kind", VENDOR) not in (VENDOR, SECONDARY):
-        raise FixtureError(f"{slug}.{field}: kind must be {VENDOR!r} or {SECONDARY!r}")
+    if raw.get("kind", VENDOR) not in SOURCE_KINDS:
+        raise FixtureError(f"{slug}.{field}: kind must be one of {sorted(SOURCE_KINDS)}")
     if raw.get("divisor", 1) != 1 and not raw.get("why"):
         raise FixtureError(f"{slug}.{field}: a divisor needs its reason (why)")
     return Reading(

@@ -244,7 +244,7 @@ def test_a_reset_brings_the_fixture_back(survey, curator_client):
 
 
 @pytest.mark.django_db
-def test_reset_all_brings_every_fixture_value_back(survey, curator_client):
+def test_reset_all_brings_every_fixture_value_back(mlperf, curator_client):
     before = io.StringIO()
     call_command("dumpdata", "catalogue", stdout=before)
     work = Work.objects.get(key="deng2012scalable")

@@ -159,10 +159,62 @@ def test_every_value_has_its_page_and_its_figure():
         assert set(device.sources) == set(device.readings), device.slug
         for field, reading in device.readings.items():
             assert reading.url.startswith("https://"), (device.slug, field)
-            assert reading.kind in ("vendor", "secondary")
+            assert reading.kind in catalogue.SOURCE_KINDS
             assert reading.divisor == 1 or reading.why, (device.slug, field)
         assert device.kind in catalogue.KINDS
         assert set(device.peak_flops) == set(catalogue.PRECISIONS)
+
+
+def test_the_units_are_sane():
+    """Dense peaks, bytes and bytes per second: an H100 SXM's dense BF16 is 989 TFLOP/s (its
+    sparse 1,979 halved), a unit slip (GB for GiB, bits for bytes, sparse for dense) is caught
+    by the bounds below."""
+    h100 = devices()["h100-sxm"]
+    assert h100.peak_flops["bf16"] == pytest.approx(989e12)
+    assert h100.memory_bytes == 80 * 10**9
+    assert h100.memory_bandwidth == pytest.approx(3.35e12)
+    assert h100.link_bandwidth == pytest.approx(450e9)  # one direction of NVLink 4's 900 GB/s
+    assert devices()["tpu-v5p"].memory_bytes == 95 * 2**30
+    assert devices()["tpu-v5p"].link_bandwidth == pytest.approx(600e9)
+    for device in devices().values():
+        assert device.memory_bytes is None or 8e9 <= device.memory_bytes <= 400e9, device.slug
+        assert device.memory_bandwidth is None or 0.5e12 <= device.memory_bandwidth <= 10e12
+        assert device.link_bandwidth is None or 50e9 <= device.link_bandwidth <= 1e12
+        peaks = {p: f for p, f in device.peak_flops.items() if f is not None}
+        assert all(1e12 <= f <= 6e15 for f in peaks.values()), device.slug
+        if "bf16" in peaks and "fp32" in peaks:
+            assert peaks["bf16"] >= peaks["fp32"], device.slug
+        if "fp8" in peaks and "bf16" in peaks:
+            assert peaks["bf16"] <= peaks["fp8"] <= 2.01 * peaks["bf16"], device.slug
+
+
+def test_every_required_device_has_its_bf16_or_fp16_peak_and_memory():
+    for slug in (
+        "a100-sxm4-80gb",
+        "h100-sxm",
+        "h200-sxm",
+        "b200",
+        "gb200",
+        "tpu-v4",
+        "tpu-v5e",
+        "tpu-v5p",
+        "tpu-v6e",
+        "gaudi2",
+        "gaudi3",
+        "mi250x",
+        "mi300x",
+        "mi325x",
+    ):
+        device = devices()[slug]
+        assert device.peak_flops["bf16"] and device.memory_bytes, slug
+    for slug in ("v100-sxm2-16gb", "v100-sxm2-32gb", "p100-sxm2"):
+        assert devices()[slug].peak_flops["fp16"], slug
+
+
+def test_a_value_with_a_divisor_says_why():
+    reading = devices()["h100-sxm"].readings["link_bandwidth"]
+    assert (reading.read, reading.divisor, reading.kind) == ("900 GB/s", 2.0, "mlperf")
+    assert "both directions" in reading.why
 
 
 def test_a_fixture_value_without_a_page_is_refused(tmp_path):

@@ -26,6 +26,7 @@ from django.db.models import Count, Q
 from catalogue import bibtex
 from catalogue.constants import SURVEY_KEY, WORK_FIELDS
 from catalogue.graph import bump_generation
+from catalogue.mlperf.load import load_mlperf
 from catalogue.models import (
     Assignment,
     Author,
@@ -82,6 +83,7 @@ class Command(BaseCommand):
                 for record in to_reset:
                     forget_curation(record)
                 load_all(fixtures, kept)
+                kept.append(load_mlperf(fixtures))
                 # Bulk writes send no signals: say the catalogue changed, once it has.
                 transaction.on_commit(bump_generation)
         except (OSError, ValueError, KeyError, ValidationError) as error:

@@ -1,0 +1,1 @@
+"""/devices/: the device catalogue (catalogue/devices.py) as a page and its JSON twin."""
