@@ -159,8 +159,8 @@ def parse_figure(text: str) -> float:
 
 def _reading(slug: str, field: str, raw: dict) -> Reading:
     unknown = set(raw) - {"read", "url", "kind", "divisor", "why"}
-    if unknown or not raw.get("url", "").startswith("https://"):
-        raise FixtureError(f"{slug}.{field}: needs read and an https url (extra: {unknown})")
+    if unknown or not raw.get("url", "").startswith(("https://", "http://")):
+        raise FixtureError(f"{slug}.{field}: needs read and an http(s) url (extra: {unknown})")
     if raw.get("kind", VENDOR) not in SOURCE_KINDS:
         raise FixtureError(f"{slug}.{field}: kind must be one of {sorted(SOURCE_KINDS)}")
     if raw.get("divisor", 1) != 1 and not raw.get("why"):
@@ -282,6 +282,14 @@ def _alias_table() -> dict[tuple, str]:
     return table
 
 
+def _readings(name: str) -> list[str]:
+    """The name, then the name without its parenthesised remarks, then each remark alone:
+    MLPerf puts the model in parentheses ("NVIDIA Blackwell GPU (GB200)"), papers put remarks
+    there ("NVIDIA A100 80GB (560 DGX A100)")."""
+    remarks = re.findall(r"\(([^()]*)\)", name)
+    return [name, re.sub(r"\([^()]*\)", " ", name), *remarks]
+
+
 def device_for(accelerator_name: str) -> Device | None:
     """The device an accelerator name denotes, or None when no device's alias has its model,
     form factor and memory size. No guess across a stated form or size: "A100-PCIe-80GB" is not
@@ -290,5 +298,9 @@ def device_for(accelerator_name: str) -> Device | None:
     DGX H100 submissions write it)."""
     if not accelerator_name or len(accelerator_name) > 200:
         return None
-    slug = _alias_table().get(name_key(accelerator_name))
-    return devices()[slug] if slug else None
+    table = _alias_table()
+    for reading in _readings(accelerator_name):
+        slug = table.get(name_key(reading))
+        if slug:
+            return devices()[slug]
+    return None

@@ -16,6 +16,7 @@ from catalogue.devices import (
     Device,
     devices,
 )
+from explorer.templatetags.explorer_tags import si
 from explorer.web.forms import query_problems
 from explorer.web.links import link
 
@@ -69,13 +70,23 @@ def vendors() -> list[str]:
     return sorted({device.vendor for device in devices().values()})
 
 
+def shown(value: float, unit: str, read: str) -> str:
+    """A value as the table shows it: three significant digits with an SI prefix ("989 TFLOP/s"),
+    but in GiB for a memory its page gives in GiB or MiB (Google's "95 GiB" is not "102 GB")."""
+    if unit == "B" and read.rstrip().lower().endswith(("gib", "mib")):
+        return f"{value / 2**30:.3g} GiB"
+    return f"{si(value)}{unit}"
+
+
 def value_entry(device: Device, field: str, unit: str) -> dict[str, Any] | None:
     reading = device.readings.get(field)
     if reading is None:
         return None
+    value = reading.value if field != "memory_bytes" else device.memory_bytes
     return {
-        "value": reading.value if field != "memory_bytes" else device.memory_bytes,
+        "value": value,
         "unit": unit,
+        "shown": shown(value, unit, reading.read),
         "read": reading.read,
         "url": reading.url,
         "source_kind": reading.kind,
@@ -110,6 +121,15 @@ def ordered(rows: list[dict], ordering: str) -> list[dict]:
     return known + unknown  # unknown last, whichever the direction
 
 
+def value_counts(rows: list[dict]) -> dict[str, int]:
+    """How many of the rows' values each kind of page gave, and how many are unknown."""
+    counts = dict.fromkeys([*SOURCE_KINDS, "unknown"], 0)
+    for row in rows:
+        for entry in row["values"].values():
+            counts[entry["source_kind"] if entry else "unknown"] += 1
+    return counts
+
+
 def answer(query) -> dict[str, Any]:
     """The document for a query string (a QueryDict); DevicesError when it is bad."""
     if problems := query_problems(query, [*DevicesForm.base_fields, "format"]):
@@ -130,6 +150,7 @@ def answer(query) -> dict[str, Any]:
         "total": len(devices()),
         "conventions": CONVENTIONS,
         "source_kinds": SOURCE_KINDS,
+        "value_counts": value_counts(rows),
         "columns": [
             {"name": column, "label": label, "unit": unit}
             for column, (_, label, unit) in COLUMNS.items()

@@ -2,6 +2,8 @@
 by parameter, and no database query: the tests have no database access (no django_db mark), so
 a query would fail them (the catalogue is a fixture file read once per process)."""
 
+import re
+
 import pytest
 
 ML_ENGINEERING = (
@@ -17,10 +19,11 @@ HABANA_NETWORK = (
 )
 
 
-def value(number, unit, read, url, kind="secondary", divisor=1.0, why=""):
+def value(number, unit, read, url, kind="secondary", divisor=1.0, why="", shown=""):
     return {
         "value": number,
         "unit": unit,
+        "shown": shown,
         "read": read,
         "url": url,
         "source_kind": kind,
@@ -29,8 +32,8 @@ def value(number, unit, read, url, kind="secondary", divisor=1.0, why=""):
     }
 
 
-def flops(number, read):
-    return value(number, "FLOP/s", read, ACCELERATORS)
+def flops(number, read, shown):
+    return value(number, "FLOP/s", read, ACCELERATORS, shown=shown)
 
 
 COLUMNS = [
@@ -56,6 +59,7 @@ def test_it_answers_the_intel_devices_as_a_whole_document(client):
             "mlperf": "MLPerf system description (the submitter's)",
             "secondary": "secondary page",
         },
+        "value_counts": {"vendor": 1, "mlperf": 1, "secondary": 11, "unknown": 7},
         "columns": COLUMNS,
         "devices": [
             {
@@ -65,15 +69,19 @@ def test_it_answers_the_intel_devices_as_a_whole_document(client):
                 "kind": "accelerator",
                 "aliases": ["Gaudi3", "Gaudi 3", "Intel Gaudi 3", "HL-325L"],
                 "values": {
-                    "memory": value(128 * 10**9, "B", "128 GB", ACCELERATORS),
-                    "memory_bandwidth": value(3.7e12, "B/s", "3.70 TBps", ACCELERATORS),
-                    "link_bandwidth": value(525e9, "B/s", "525 GB/s", HABANA_NETWORK, "vendor"),
+                    "memory": value(128 * 10**9, "B", "128 GB", ACCELERATORS, shown="128 GB"),
+                    "memory_bandwidth": value(
+                        3.7e12, "B/s", "3.70 TBps", ACCELERATORS, shown="3.7 TB/s"
+                    ),
+                    "link_bandwidth": value(
+                        525e9, "B/s", "525 GB/s", HABANA_NETWORK, "vendor", shown="525 GB/s"
+                    ),
                     "fp64": None,
-                    "fp32": flops(229e12, "229.0 TFLOPS"),
-                    "tf32": flops(459e12, "459.0 TFLOPS"),
-                    "fp16": flops(459e12, "459 TFLOPS"),
-                    "bf16": flops(1677e12, "1677 TFLOPS"),
-                    "fp8": flops(1677e12, "1677 TFLOPS"),
+                    "fp32": flops(229e12, "229.0 TFLOPS", "229 TFLOP/s"),
+                    "tf32": flops(459e12, "459.0 TFLOPS", "459 TFLOP/s"),
+                    "fp16": flops(459e12, "459 TFLOPS", "459 TFLOP/s"),
+                    "bf16": flops(1677e12, "1677 TFLOPS", "1.68 PFLOP/s"),
+                    "fp8": flops(1677e12, "1677 TFLOPS", "1.68 PFLOP/s"),
                     "int8": None,
                 },
                 "notes": document["devices"][0]["notes"],
@@ -92,17 +100,25 @@ def test_it_answers_the_intel_devices_as_a_whole_document(client):
                     "HL-225H",
                 ],
                 "values": {
-                    "memory": value(96 * 10**9, "B", "96 GB", GAUDI2_MLPERF, "mlperf"),
-                    "memory_bandwidth": value(2.46e12, "B/s", "2.46 TBps", ACCELERATORS),
+                    "memory": value(
+                        96 * 10**9, "B", "96 GB", GAUDI2_MLPERF, "mlperf", shown="96 GB"
+                    ),
+                    "memory_bandwidth": value(
+                        2.46e12, "B/s", "2.46 TBps", ACCELERATORS, shown="2.46 TB/s"
+                    ),
                     "link_bandwidth": value(
-                        300e9, "B/s", "300.0 GBps", ML_ENGINEERING + "network/README.md"
+                        300e9,
+                        "B/s",
+                        "300.0 GBps",
+                        ML_ENGINEERING + "network/README.md",
+                        shown="300 GB/s",
                     ),
                     "fp64": None,
                     "fp32": None,
                     "tf32": None,
                     "fp16": None,
-                    "bf16": flops(432e12, "432 TFLOPS"),
-                    "fp8": flops(865e12, "865 TFLOPS"),
+                    "bf16": flops(432e12, "432 TFLOPS", "432 TFLOP/s"),
+                    "fp8": flops(865e12, "865 TFLOPS", "865 TFLOP/s"),
                     "int8": None,
                 },
                 "notes": document["devices"][1]["notes"],
@@ -169,5 +185,10 @@ def test_the_page_shows_each_value_with_its_source_and_sorts_by_column(client):
     assert 'aria-sort="descending"><a href="?ordering=bf16">bf16 peak</a>' in html
     assert '<a href="?ordering=-memory">memory</a>' in html
     assert 'class="badge source-mlperf"' in html and 'class="badge source-vendor"' in html
-    assert "989 TFLOP/s" in html and '<span class="unknown">unknown</span>' in html
+    assert (
+        "989 TFLOP/s" in html
+        and "95 GiB" in html
+        and '<span class="unknown">unknown</span>' in html
+    )
     assert "/api/devices/?ordering=-bf16" in html
+    assert re.search(r"Their values: \d+\s+read on vendors' pages, \d+ on MLPerf", html)

@@ -1,5 +1,6 @@
 """A reader opens /devices/ on a phone: the table scrolls in its box (the page never scrolls
-sideways), a column's header sorts by it, and a value's badge leads to the page it was read on."""
+sideways), a column's header sorts by it, a value's badge leads to the page it was read on, and
+a device's name opens its notes."""
 
 import re
 
@@ -29,5 +30,10 @@ def test_it_sorts_the_devices_on_a_phone_without_horizontal_overflow(browser, li
     badge = page.locator("#device-h100-sxm a.badge").first
     expect(badge).to_have_attribute("href", re.compile(r"^https://github\.com/mlcommons/"))
     expect(badge).to_have_attribute("title", re.compile(r"read: 80 GB"))
+    # A device's name opens its notes and readings (a closed <details> opened by the fragment).
+    page.locator("#device-h100-sxm td.device a").click()
+    notes = page.locator("details", has=page.locator("#notes-h100-sxm"))
+    expect(notes).to_have_attribute("open", "")
+    expect(notes).to_contain_text("divided by 2")
     context.close()
     assert errors == []
