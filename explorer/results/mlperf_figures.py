@@ -1,7 +1,9 @@
 """Figures derived from MLPerf Training scores: pure (no ORM, no request), each figure labelled
 "derived" with its formula, as the page shows it.
 
-- samples per second per accelerator: the runs' logged throughput over the system's accelerators;
+- samples per second per accelerator: the samples a run trained on to reach the target (its
+  progress at the last evaluation, in samples) over its time, median over the successful runs,
+  over the system's accelerators (or, where a log states its unit, the logged throughput);
 - achieved FLOP/s per accelerator, and its fraction of the device's peak, for the benchmarks whose
   FLOPs per sample the planner counts (`FlopCount`: model FLOPs, without recomputation);
 - scaling efficiency along a submitter's series of one system type (one round, one accelerator,
@@ -39,31 +41,67 @@ def derived(name: str, value: float | None, unit: str, formula: str) -> dict[str
     return {"name": name, "value": value, "unit": unit, "status": "derived", "formula": formula}
 
 
-def samples_per_second(throughputs: Iterable[float | None], unit: str) -> float | None:
-    """The median logged throughput of a score's successful runs, in samples/s, or None."""
-    values = [t for t in throughputs if t is not None and t > 0]
-    if not values or unit.strip().lower() not in SAMPLE_UNITS:
-        return None
-    return median(values)
+@dataclass(frozen=True)
+class Progress:
+    """How many samples one unit of a benchmark's logged progress is, and where that comes from."""
+
+    samples_per_unit: float
+    how: str  # e.g. "epochs × ImageNet-1k's 1,281,167 training images"
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a successful run's log gives for its rate."""
+
+    minutes: float | None
+    at_target: float | None
+    at_target_unit: str
+    throughput: float | None
+    throughput_unit: str
+
+
+def samples_per_second(
+    runs: Iterable[Run], progress: Mapping[str, Progress]
+) -> tuple[float, str] | None:
+    """A score's samples per second and its formula: the median over its successful runs of
+    the samples trained to the target over the run's time (evaluations included, so a lower
+    bound on the training rate), or, failing that, of a throughput logged in samples/s."""
+    runs = list(runs)
+    trained = [
+        r.at_target * progress[r.at_target_unit].samples_per_unit / (r.minutes * 60)
+        for r in runs
+        if r.at_target and r.minutes and r.at_target_unit in progress
+    ]
+    if trained:
+        how = progress[next(r.at_target_unit for r in runs if r.at_target_unit in progress)].how
+        formula = (
+            f"median over the successful runs of the samples trained to the target ({how}) / "
+            "the run's time (run_start to run_stop, evaluations included)"
+        )
+        return median(trained), formula
+    logged = [
+        r.throughput
+        for r in runs
+        if r.throughput and r.throughput_unit.strip().lower() in SAMPLE_UNITS
+    ]
+    if logged:
+        return median(logged), "median logged throughput of the successful runs (samples/s)"
+    return None
 
 
 def per_accelerator(
-    samples_per_s: float | None,
+    rate: tuple[float, str] | None,
     accelerators: int | None,
     flops: FlopCount | None,
     peak: float | None,
 ) -> list[dict[str, Any]]:
-    """The derived figures of one score; a figure that cannot be derived is absent."""
-    if not samples_per_s or not accelerators:
+    """The derived figures of one score from its samples/s and that rate's formula; a figure
+    that cannot be derived is absent."""
+    if not rate or not accelerators:
         return []
-    each = samples_per_s / accelerators
+    each = rate[0] / accelerators
     figures = [
-        derived(
-            "samples_per_s_per_accelerator",
-            each,
-            "samples/s",
-            "median logged throughput of the successful runs (samples/s) / accelerators",
-        )
+        derived("samples_per_s_per_accelerator", each, "samples/s", f"{rate[1]} / accelerators")
     ]
     if flops is None:
         return figures

@@ -19,11 +19,14 @@ from explorer.web.memo import per_version
 
 from .mlperf_figures import (
     FlopCount,
+    Progress,
+    Run,
     mixed_peak,
     per_accelerator,
     samples_per_second,
     scaling_efficiency,
 )
+from .predictions import TRAINING_IMAGES
 
 # The benchmarks whose network the planner counts, trained as the planner counts it (a whole
 # model from its start: not llama2_70b_lora, whose frozen weights have no weight gradients).
@@ -57,13 +60,35 @@ def flop_counts() -> dict[str, FlopCount]:
     return counts
 
 
-def _throughputs() -> dict[tuple[int, int], tuple[list[float], str]]:
-    found: dict[tuple[int, int], tuple[list[float], str]] = {}
-    runs = MlperfRun.objects.filter(status="success", throughput__isnull=False).values_list(
-        "system_id", "benchmark_id", "throughput", "throughput_unit"
+def progress_units(benchmark: str) -> dict[str, Progress]:
+    """How many samples a unit of the benchmark's logged progress is, where we know it."""
+    units = {"samples": Progress(1, "samples at the last evaluation, as logged")}
+    if benchmark == "resnet":
+        images = TRAINING_IMAGES["ImageNet-1k"]
+        units["epochs"] = Progress(
+            images, f"epochs at the last evaluation × ImageNet-1k's {images:,} training images"
+        )
+    if benchmark == "gpt3":
+        length = PRESETS["gpt3-175b"].config.seq_len
+        units["tokens"] = Progress(
+            1 / length, f"tokens at the last evaluation / {length:,} tokens per sequence"
+        )
+    return units
+
+
+def _runs() -> dict[tuple[int, int], list[Run]]:
+    found: dict[tuple[int, int], list[Run]] = defaultdict(list)
+    runs = MlperfRun.objects.filter(status="success").values_list(
+        "system_id",
+        "benchmark_id",
+        "minutes",
+        "at_target",
+        "at_target_unit",
+        "throughput",
+        "throughput_unit",
     )
-    for system, benchmark, throughput, unit in runs:
-        found.setdefault((system, benchmark), ([], unit))[0].append(throughput)
+    for system, benchmark, *fields in runs:
+        found[(system, benchmark)].append(Run(*fields))
     return found
 
 
@@ -125,25 +150,24 @@ def score_row(values: tuple, rounds: dict[tuple, MlperfRound]) -> dict[str, Any]
     return row
 
 
-def _figures(row: dict, throughputs: dict, flops: dict[str, FlopCount], pks: tuple) -> list:
-    values, unit = throughputs.get(pks, ([], ""))
+def _figures(row: dict, runs: dict, flops: dict[str, FlopCount], pks: tuple) -> list:
     device = devices().get(row["device"])
     peak = mixed_peak(device.peak_flops) if device else None
-    samples = samples_per_second(values, unit)
-    return per_accelerator(samples, row["accelerators"], flops.get(row["benchmark"]), peak)
+    rate = samples_per_second(runs.get(pks, []), progress_units(row["benchmark"]))
+    return per_accelerator(rate, row["accelerators"], flops.get(row["benchmark"]), peak)
 
 
 def compute_rows() -> list[dict[str, Any]]:
     """Every score with its derived figures (5 queries, whatever the number of scores)."""
     scores = MlperfScore.objects.order_by("pk").values_list(*SCORE_COLUMNS.values())
-    throughputs, techniques, flops = _throughputs(), _techniques(), flop_counts()
+    runs, techniques, flops = _runs(), _techniques(), flop_counts()
     rows, rounds = [], {}
     for values in scores:
         row = score_row(values, rounds)
         benchmark = row.pop("benchmark_pk")
         row["techniques"] = techniques.get(benchmark, [])
         pks = (row["system_pk"], benchmark)
-        row["figures"] = _figures(row, throughputs, flops, pks)
+        row["figures"] = _figures(row, runs, flops, pks)
         rows.append(row)
     efficiency = scaling_efficiency(rows)
     for row in rows:

@@ -247,3 +247,35 @@ def test_a_hub_shows_the_mlperf_results_of_its_techniques_in_a_line(client, surv
 def test_the_papers_results_link_mlperf_with_the_filters_that_apply(client, survey):
     html = client.get("/results/?technique=allreduce&family=data&devices_min=8").content.decode()
     assert 'href="/results/mlperf/?technique=allreduce&amp;devices_min=8"' in html
+
+
+def test_it_derives_the_figures_of_every_round_from_the_logs(
+    client, mlperf, django_assert_max_num_queries
+):
+    """At full size: GPT-3 175B on 512 H100s in v4.1, its samples/s from its runs' tokens at
+    the target and their times, its FLOP/s from the planner's count; a list filtered and
+    sorted in one query once the rows are kept; its runs' logs at the round's commit."""
+    client.get("/api/results/mlperf/")
+    with django_assert_max_num_queries(1):
+        response = client.get(
+            "/api/results/mlperf/?benchmark=gpt3&accelerator=h100-sxm&round=v4.1"
+            "&ordering=-accelerators&page_size=1"
+        )
+    (row,) = response.json()["results"]
+    system = MlperfSystem.objects.get(pk=row["system_pk"])
+    runs = system.runs.filter(benchmark__slug="gpt3", status="success")
+    rates = sorted(r.at_target / 2048 / (r.minutes * 60) for r in runs)
+    middle = len(rates) // 2
+    rate = rates[middle] if len(rates) % 2 else (rates[middle - 1] + rates[middle]) / 2
+    figures = {f["name"]: f for f in row["figures"]}
+    each = rate / row["accelerators"]
+    assert figures["samples_per_s_per_accelerator"]["value"] == pytest.approx(each)
+    assert "2,048 tokens per sequence" in figures["samples_per_s_per_accelerator"]["formula"]
+    flops = mlperf_rows.flop_counts()["gpt3"].flops_per_sample
+    assert figures["flops_per_accelerator"]["value"] == pytest.approx(each * flops)
+    html = client.get(f"/results/mlperf/systems/{system.pk}/gpt3/").content.decode()
+    commit = system.round.commit
+    assert len(commit) == 40
+    for run in system.runs.filter(benchmark__slug="gpt3"):
+        url = f"https://github.com/{system.round.repository}/blob/{commit}/{run.path}"
+        assert f'href="{url}"' in html

@@ -4,6 +4,8 @@ import pytest
 
 from explorer.results.mlperf_figures import (
     FlopCount,
+    Progress,
+    Run,
     mixed_peak,
     per_accelerator,
     samples_per_second,
@@ -13,14 +15,29 @@ from explorer.results.mlperf_figures import (
 RESNET = FlopCount("resnet-50", 2.4e10, "model FLOPs per image")
 
 
-def test_it_takes_the_median_throughput_in_samples_only():
-    assert samples_per_second([100.0, 300.0, 200.0, None], "samples/s") == 200.0
-    assert samples_per_second([100.0], "tokens/s") is None
-    assert samples_per_second([], "samples/s") is None
+EPOCHS = {"epochs": Progress(1000, "epochs × 1,000 images")}
+
+
+def test_it_derives_samples_per_second_from_the_progress_at_the_target():
+    runs = [Run(10.0, 30.0, "epochs", None, ""), Run(20.0, 30.0, "epochs", 5.0, "")]
+    runs.append(Run(5.0, 30.0, "epochs", None, ""))
+    rate, formula = samples_per_second(runs, EPOCHS)
+    assert rate == 30 * 1000 / (10 * 60)  # the median run
+    assert "epochs × 1,000 images" in formula and "evaluations included" in formula
+
+
+def test_it_falls_back_on_a_throughput_logged_in_samples_only():
+    runs = [Run(10.0, None, "", 100.0, "samples/s"), Run(10.0, 3.0, "tokens", 300.0, "samples/s")]
+    assert samples_per_second(runs, EPOCHS) == (
+        200.0,
+        "median logged throughput of the successful runs (samples/s)",
+    )
+    assert samples_per_second([Run(10.0, 3.0, "tokens", 300.0, "")], EPOCHS) is None
+    assert samples_per_second([], EPOCHS) is None
 
 
 def test_it_derives_per_accelerator_figures_each_with_its_formula():
-    figures = per_accelerator(6400.0, 64, RESNET, 312e12)
+    figures = per_accelerator((6400.0, "samples/s"), 64, RESNET, 312e12)
     assert [f["name"] for f in figures] == [
         "samples_per_s_per_accelerator",
         "flops_per_accelerator",
@@ -35,10 +52,10 @@ def test_it_derives_per_accelerator_figures_each_with_its_formula():
 
 def test_it_derives_nothing_it_cannot():
     assert per_accelerator(None, 64, RESNET, 312e12) == []
-    assert [f["name"] for f in per_accelerator(6400.0, 64, None, 312e12)] == [
+    assert [f["name"] for f in per_accelerator((6400.0, "r"), 64, None, 312e12)] == [
         "samples_per_s_per_accelerator"
     ]
-    assert len(per_accelerator(6400.0, 64, RESNET, None)) == 2
+    assert len(per_accelerator((6400.0, "r"), 64, RESNET, None)) == 2
 
 
 def test_the_mixed_precision_peak_is_the_higher_of_bf16_and_fp16():
