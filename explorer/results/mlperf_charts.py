@@ -110,6 +110,8 @@ def _by_device(points: list[dict], x: str, y: str, hover: str) -> list[dict[str,
             "text": _texts(members),
             "customdata": [p["url"] for p in members],
             "hovertemplate": hover,
+            # Systems whose accelerator the device catalogue does not name: grey, apart.
+            **({"marker": {"color": "#999"}} if device == "unknown" else {}),
         }
         for device, members in groups.items()
     ]
