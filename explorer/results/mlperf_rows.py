@@ -158,7 +158,7 @@ def _figures(row: dict, runs: dict, flops: dict[str, FlopCount], pks: tuple) -> 
 
 
 def compute_rows() -> list[dict[str, Any]]:
-    """Every score with its derived figures (5 queries, whatever the number of scores)."""
+    """Every score with its derived figures (six queries, whatever the number of scores)."""
     scores = MlperfScore.objects.order_by("pk").values_list(*SCORE_COLUMNS.values())
     runs, techniques, flops = _runs(), _techniques(), flop_counts()
     rows, rounds = [], {}
