@@ -104,4 +104,8 @@ def read(path: Path) -> tuple[dict, bytes]:
     fixture = json.loads(data)
     if fixture.get("format") != FORMAT:
         raise ValueError(f"{path}: fixture format {fixture.get('format')!r}, expected {FORMAT}")
+    for name, columns in COLUMNS.items():
+        # The loader names these columns in its INSERT statements: only the known ones pass.
+        if fixture.get(name, {}).get("columns") != list(columns):
+            raise ValueError(f"{path}: {name} columns are not {', '.join(columns)}")
     return fixture, raw

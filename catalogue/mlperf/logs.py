@@ -28,6 +28,7 @@ KEYS = (
     "throughput",
     "tracked_stats",
     "submission_benchmark",
+    "submission_division",
     "eval_target",
 )
 _KEYS = "|".join(KEYS)
@@ -48,6 +49,8 @@ SAMPLE_COUNTED = {
     "flux1",
 }
 TOKEN_COUNTED = {"gpt3"}
+# Where an evaluation says how far training went; v3.1's Stable Diffusion logs give steps only.
+PROGRESS_KEYS = ("samples_count", "epoch_num", "step_num")
 
 
 @dataclass
@@ -63,6 +66,8 @@ class RunLog:
     note: str = ""
     accuracy: float | None = None
     target: float | None = None
+    counted_by: str = ""  # the metadata key at_target was read from
+    division: str = ""  # submission_division, when the log writes it
 
     def reached_target(self) -> bool:
         known = self.accuracy is not None and self.target is not None
@@ -186,12 +191,15 @@ def _apply(log: RunLog, event: _Event) -> None:
         log.status = str(metadata.get("status", "")).lower()
     elif key == "submission_benchmark" and isinstance(value, str):
         log.benchmark = value
+    elif key == "submission_division" and isinstance(value, str):
+        log.division = value.strip().lower()
     elif key in ("global_batch_size", "input_batch_size") and log.global_batch is None:
         log.global_batch = _int(value)
     elif key == "eval_accuracy" and log.stop is None:
-        progress = metadata.get("samples_count", metadata.get("epoch_num"))
-        if isinstance(progress, int | float):
-            log.at_target = float(progress)
+        for name in PROGRESS_KEYS:
+            if isinstance(metadata.get(name), int | float):
+                log.at_target, log.counted_by = float(metadata[name]), name
+                break
         if isinstance(value, int | float):
             log.accuracy = float(value)
     elif key == "eval_target" and isinstance(value, int | float):
@@ -215,6 +223,8 @@ def progress_unit(benchmark: str, log: RunLog) -> str:
     """What `at_target` counts for this benchmark's logs."""
     if log.at_target is None:
         return ""
+    if log.counted_by != "epoch_num":
+        return {"samples_count": "samples", "step_num": "steps"}[log.counted_by]
     if benchmark in TOKEN_COUNTED:
         return "tokens"
     return "samples" if benchmark in SAMPLE_COUNTED else "epochs"

@@ -175,6 +175,12 @@ def score(
         result.note = "more non-converging runs than the rule allows"
         return result
     result.minutes = result.olympic_minutes
+    if rule.windows and len(runs) > len(chosen):
+        result.note = f"the median window of {len(chosen)} of {len(runs)} runs"
+    elif len(chosen) > required:
+        result.note = f"{len(chosen)} runs scored, the rule asks for {required}"
+    elif len(runs) > len(chosen):
+        result.note = f"{len(chosen)} converged runs scored of {len(runs)}"
     if rule.scaling and scaling_factor is not None:
         result.scaling_factor = scaling_factor
         result.minutes = result.olympic_minutes * scaling_factor

@@ -2,9 +2,11 @@
 snapshot, same bytes; rows carry their path; an absent log is named, never guessed."""
 
 import gzip
+import json
 
 from catalogue.mlperf.fixture import read, records
 from fixtures.build.mlperf import build
+from tests.mlperf.conftest import SYSTEM, git
 
 
 def test_it_builds_the_same_bytes_twice_with_every_row_sourced(snapshot, tmp_path):
@@ -46,3 +48,20 @@ def test_it_reads_the_system_runs_and_scores_and_names_the_absent_log(snapshot, 
     report = (tmp_path / "f.md").read_text()
     assert "| v1.0 |" in report and "| 1 | 6 | 4 | 1 | 0 | 1 | 1 | 1 | 0 |" in report
     assert "`NVIDIA/results/dgxa100_n8/unet3d/result_0.txt`" in report
+
+
+def test_it_takes_a_missing_division_from_the_logs_and_says_so(snapshot, tmp_path):
+    work = snapshot.parent
+    described = {k: v for k, v in SYSTEM.items() if k != "division"}
+    (work / "NVIDIA" / "systems" / "dgxa100_n8.json").write_text(json.dumps(described))
+    log = work / "NVIDIA" / "results" / "dgxa100_n8" / "resnet" / "result_0.txt"
+    line = {"time_ms": 1, "key": "submission_division", "value": "open", "metadata": {}}
+    log.write_text(f":::MLLOG {json.dumps(line)}\n" + log.read_text())
+    git(work, "commit", "-qam", "no division")
+    build({"v1.0": snapshot}, tmp_path / "f.json.gz", tmp_path / "f.md")
+    fixture, _ = read(tmp_path / "f.json.gz")
+    assert records(fixture, "systems")[0]["division"] == "open"
+    assert (
+        "`NVIDIA/systems/dgxa100_n8.json`: no division in the description; 'open' from"
+        in (tmp_path / "f.md").read_text()
+    )

@@ -1,6 +1,8 @@
 """load_mlperf on a fixture built from the small round: records, links, and a second load that
 changes nothing."""
 
+import gzip
+import json
 import shutil
 
 import pytest
@@ -75,3 +77,13 @@ def test_load_survey_loads_the_committed_fixture_and_the_survey_fixture_leaves_i
     assert MlperfRun.objects.count() == len(fixture["runs"]["rows"])
     assert MlperfSystem.objects.count() == len(fixture["systems"]["rows"])
     assert MlperfScore.objects.count() == len(fixture["scores"]["rows"])
+
+
+def test_it_refuses_a_fixture_with_other_columns(folder):
+    path = folder / "mlperf.json.gz"
+    fixture = json.loads(gzip.decompress(path.read_bytes()))
+    fixture["runs"]["columns"][3] = "status); DROP TABLE x; --"
+    path.write_bytes(gzip.compress(json.dumps(fixture).encode()))
+    with pytest.raises(ValueError, match="runs columns are not system, benchmark"):
+        load_mlperf(folder)
+    assert not MlperfRun.objects.exists()

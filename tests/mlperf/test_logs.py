@@ -99,7 +99,7 @@ def test_it_says_why_a_log_in_no_known_format_is_unparsed():
 
 
 def test_it_counts_epochs_tokens_or_samples_by_benchmark():
-    log = RunLog(at_target=3.0)
+    log = RunLog(at_target=3.0, counted_by="epoch_num")
     assert [progress_unit(b, log) for b in ("resnet", "gpt3", "llama31_405b")] == [
         "epochs",
         "tokens",
@@ -115,3 +115,9 @@ def test_it_reads_mllog_times_in_seconds():
         b'"metadata": {"status": "success"}}\n'
     )
     assert parse_log(text).minutes == 1.0
+
+
+def test_it_counts_steps_where_a_log_gives_only_steps():
+    text = MLLOG.replace(b'"epoch_num": 2625256', b'"step_num": 1750, "metric": "FID"')
+    log = parse_log(text)
+    assert (log.at_target, progress_unit("stable_diffusion", log)) == (1750.0, "steps")

@@ -89,3 +89,10 @@ def test_it_has_a_rule_for_every_round_with_the_runs_of_each_new_benchmark():
     assert ROUNDS["v3.0"].runs["gpt3"] == 3
     assert ROUNDS["v5.1"].runs["llama31_8b"] == 10
     assert ROUNDS["v0.5"].runs["minigo"] == 20
+
+
+def test_it_says_when_more_runs_than_required_were_scored():
+    assert score("v1.0", "resnet", runs(*[10.0] * 6)).note == "6 runs scored, the rule asks for 5"
+    note = score("v1.1", "resnet", runs(*[10.0] * 6, starts=list(range(6)))).note
+    assert note == "the median window of 5 of 6 runs"
+    assert score("v0.6", "resnet", runs(*[10.0] * 5, None)).note == "5 converged runs scored of 6"

@@ -58,3 +58,8 @@ def test_it_counts_only_whole_positive_numbers():
     assert [count(v) for v in ("8", 8.0, "1,024", "-", None, True, 0, "2.5")] == [
         8, 8, 1024, None, None, None, None, None,
     ]  # fmt: skip
+
+
+def test_it_reads_the_division_close_as_closed():
+    fields, _ = describe(b'{"division": "close", "system_name": "CloudBrainII"}', "v1.0")
+    assert fields["division"] == "closed"
