@@ -55,6 +55,16 @@ def hub_document(hub: Hub, absolute) -> dict[str, Any]:
         "works": {era: _works(hub, era, absolute) for era in hub.works},
         "citations": _citations(hub, absolute),
         "results": [_result(r, absolute) for r in hub.results],
+        "mlperf": [
+            {
+                "benchmark": b.slug,
+                "name": b.name,
+                "scores": b.scored,
+                "best_minutes": b.best,
+                "html_url": absolute(link("results:mlperf", query=f"benchmark={b.slug}")),
+            }
+            for b in hub.mlperf
+        ],
         "links": links,
     }
 

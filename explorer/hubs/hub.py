@@ -5,11 +5,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Prefetch, Q
+from django.db.models import Count, Min, Prefetch, Q
 from django.http import Http404
 
 from catalogue import tree
-from catalogue.models import Category, Citation, CostModel, Era, Result, Technique, Work
+from catalogue.models import (
+    Category,
+    Citation,
+    CostModel,
+    Era,
+    MlperfBenchmark,
+    Result,
+    Technique,
+    Work,
+)
 from explorer.demos import DEMOS, Demo
 from explorer.hubs.curves import CostPlot, cost_plots
 from explorer.hubs.neighbourhood import Neighbourhood, neighbourhood
@@ -36,6 +45,8 @@ class Hub:
     neighbour_works: dict[int, Work] = field(default_factory=dict)
     results: list[Result] = field(default_factory=list)  # its techniques' measured results
     plots: list[CostPlot] = field(default_factory=list)  # cost curves (after the survey)
+    # MLPerf Training benchmarks of its techniques, each with its scores' count and best time
+    mlperf: list[MlperfBenchmark] = field(default_factory=list)
 
     @property
     def seeds(self) -> list[str]:
@@ -83,8 +94,22 @@ def load_hub(code: str) -> Hub:
             Result.objects.select_related("work").of_techniques([t.slug for t in techniques])
         ),
     )
+    hub.mlperf = _mlperf(techniques)
     _add_citations(hub)
     return hub
+
+
+def _mlperf(techniques: list[Technique]) -> list[MlperfBenchmark]:
+    """The MLPerf Training benchmarks linked to the techniques, with the number of their scores
+    and the best (one query)."""
+    slugs = [technique.slug for technique in techniques]
+    return list(
+        MlperfBenchmark.objects.filter(techniques__slug__in=slugs)
+        .distinct()
+        .annotate(scored=Count("scores", filter=Q(scores__minutes__isnull=False), distinct=True))
+        .annotate(best=Min("scores__minutes"))
+        .order_by("order", "slug")
+    )
 
 
 def _walk(roots: list[Category]):

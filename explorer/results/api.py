@@ -21,11 +21,22 @@ from rest_framework.views import APIView
 from catalogue.models import StrategyFamily
 from explorer.web.renderers import FastJSONRenderer
 
+from . import mlperf, mlperf_system
 from .documents import CSV_COLUMNS, SORT_KEYS, ResultsError, answer, csv_rows
 
 PARAMETERS = [
-    OpenApiParameter("technique", str, description="a technique's slug (its results only)"),
-    OpenApiParameter("network", str, description="a network, e.g. resnet-50"),
+    # A slug's pattern and the form's lengths, so that a value the schema allows is one the form
+    # reads (an unknown slug is still a 400: the catalogue's slugs are not in a static schema).
+    OpenApiParameter(
+        "technique",
+        {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$", "maxLength": 80},
+        description="a technique's slug (its results only)",
+    ),
+    OpenApiParameter(
+        "network",
+        {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"},
+        description="a network, e.g. resnet-50",
+    ),
     OpenApiParameter("family", str, enum=list(StrategyFamily.values)),
     OpenApiParameter("status", str, enum=["read", "recalled"]),
     OpenApiParameter("year_min", {"type": "integer", "minimum": 1900, "maximum": 2100}),
@@ -47,11 +58,21 @@ class ReadOnlyView(APIView):
     http_method_names = ["get", "head", "options"]
 
 
-def _document(request) -> dict:
+def _document(request, answering=answer) -> dict:
     try:
-        return answer(request.GET)
+        return answering(request.GET)
     except ResultsError as error:
         raise ValidationError(error.errors) from None
+
+
+def csv_response(rows: list[dict], columns: list[str], filename: str) -> HttpResponse:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 class ResultsView(ReadOnlyView):
@@ -77,10 +98,78 @@ class ResultsCsvView(ReadOnlyView):
         responses={(200, "text/csv"): OpenApiTypes.STR, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(csv_rows(_document(request)))
-        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = 'attachment; filename="results.csv"'
-        return response
+        return csv_response(csv_rows(_document(request)), CSV_COLUMNS, "results.csv")
+
+
+SLUG_PATTERN = {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"}
+MLPERF_PARAMETERS = [
+    PARAMETERS[0],
+    PARAMETERS[1],
+    OpenApiParameter(
+        "round",
+        {"type": "string", "pattern": "^[-a-zA-Z0-9_.]+$", "maxLength": 10},
+        description="a round, e.g. v4.0",
+    ),
+    OpenApiParameter("benchmark", SLUG_PATTERN | {"maxLength": 40}, description="e.g. resnet"),
+    OpenApiParameter("accelerator", SLUG_PATTERN | {"maxLength": 80}, description="a device slug"),
+    OpenApiParameter(
+        "submitter",
+        {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[^\\x00]*\\S[^\\x00]*$"},
+    ),
+    OpenApiParameter("division", str, enum=["closed", "open"]),
+    PARAMETERS[6],
+    PARAMETERS[7],
+    OpenApiParameter(
+        "ordering", str, enum=[*mlperf.SORT_KEYS, *(f"-{k}" for k in mlperf.SORT_KEYS)]
+    ),
+    OpenApiParameter("page", {"type": "integer", "minimum": 1, "maximum": 10**6}),
+    OpenApiParameter(
+        "page_size", {"type": "integer", "minimum": 1, "maximum": mlperf.MAX_PAGE_SIZE}
+    ),
+]
+
+
+class MlperfView(ReadOnlyView):
+    @extend_schema(
+        summary="MLPerf Training scores, read from the submitters' logs, with derived figures",
+        description=(
+            "One row per (round, system, benchmark): the score by the round's rule, the system, "
+            "the source at its commit, and figures derived here, each with its formula; "
+            "`charts` the chosen benchmark's chart points (resnet when none is chosen)."
+        ),
+        parameters=MLPERF_PARAMETERS,
+        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+    )
+    def get(self, request):
+        return Response(_document(request, mlperf.answer))
+
+
+class MlperfCsvView(ReadOnlyView):
+    @extend_schema(
+        summary="The MLPerf Training scores as CSV (the same filters)",
+        parameters=MLPERF_PARAMETERS,
+        responses={(200, "text/csv"): OpenApiTypes.STR, 400: OpenApiTypes.OBJECT},
+    )
+    def get(self, request):
+        rows = mlperf.csv_rows(_document(request, mlperf.answer))
+        return csv_response(rows, mlperf.CSV_COLUMNS, "mlperf.csv")
+
+
+class MlperfSystemView(ReadOnlyView):
+    @extend_schema(
+        operation_id="results_mlperf_system",
+        summary="One MLPerf system and its scores",
+        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+    )
+    def get(self, request, pk: int):
+        return Response(mlperf_system.system_document(pk))
+
+
+class MlperfScoreView(ReadOnlyView):
+    @extend_schema(
+        operation_id="results_mlperf_system_benchmark",
+        summary="One MLPerf system's benchmark: its score and every run with its log",
+        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+    )
+    def get(self, request, pk: int, benchmark: str):
+        return Response(mlperf_system.score_document(pk, benchmark))

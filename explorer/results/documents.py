@@ -11,10 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.http import QueryDict
 
+from catalogue.bibtex import display_text
 from catalogue.models import Result, StrategyFamily, Technique
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.networks import networks
+from explorer.web.forms import query_problems
 from explorer.web.links import link
 from explorer.web.memo import per_version
 
@@ -69,7 +72,7 @@ class ResultsError(ValueError):
 
 
 class ResultsForm(forms.Form):
-    technique = forms.SlugField(required=False, help_text="a technique's slug")
+    technique = forms.SlugField(required=False, max_length=80, help_text="a technique's slug")
     network = forms.CharField(required=False, max_length=200, help_text="e.g. resnet-50")
     family = forms.ChoiceField(required=False, choices=[("", "")] + StrategyFamily.choices)
     status = forms.ChoiceField(
@@ -97,7 +100,12 @@ def result_row(result: Result) -> dict[str, Any]:
     return {
         "id": result.slug,
         "work": (
-            {"key": work.key, "title": work.title, "url": link("works:work-detail", work.key)}
+            # The title as /api/works/ shows it: without BibTeX's protective braces.
+            {
+                "key": work.key,
+                "title": display_text(work.title),
+                "url": link("works:work-detail", work.key),
+            }
             if work
             else None
         ),
@@ -227,16 +235,26 @@ def worst_predicted(rows: list[dict], count: int = 3) -> list[dict]:
     ]
 
 
-def query_errors(query) -> dict[str, list[str]]:
-    """Unknown and repeated parameters, named (the page refuses them as the API does)."""
-    allowed = set(ResultsForm.base_fields) | {"format"}
-    errors = {}
+def query_errors(query, form_class: type[forms.Form] | None = None) -> dict[str, list[str]]:
+    """Unknown, repeated and empty parameters, named (the page refuses the first two as the API
+    does). An empty value is in none of the schema's enums, ranges or patterns: a parameter is
+    given with a value or left out (the page leaves its blank form fields out first)."""
+    errors = query_problems(query, set((form_class or ResultsForm).base_fields) | {"format"})
     for name in query:
-        if name not in allowed:
-            errors[name] = [f"unknown parameter {name!r} (allowed: {', '.join(sorted(allowed))})"]
-        elif len(query.getlist(name)) > 1:
-            errors[name] = [f"{name} is given {len(query.getlist(name))} times; give it once"]
+        if name not in errors and not query[name].strip():
+            errors[name] = [f"{name} is empty; give it a value or leave it out"]
     return errors
+
+
+def without_blanks(query, form_class: type[forms.Form] | None = None) -> QueryDict:
+    """The query without the blank fields a browser's form sends (the page's, not the API's);
+    an unknown name stays, to be refused."""
+    given = QueryDict(mutable=True)
+    for name, values in query.lists():
+        kept = [value for value in values if value.strip()]
+        if kept or name not in (form_class or ResultsForm).base_fields:
+            given.setlist(name, kept or values)
+    return given
 
 
 def answer(query) -> dict[str, Any]:

@@ -4,21 +4,88 @@ from __future__ import annotations
 
 from django.shortcuts import render
 
+from explorer.web.links import link
+
+from . import mlperf, mlperf_charts, mlperf_system
 from .charts import figures
-from .documents import FIGURE_NAMES, SORT_KEYS, ResultsError, ResultsForm, answer
+from .documents import (
+    FIGURE_NAMES,
+    SORT_KEYS,
+    ResultsError,
+    ResultsForm,
+    answer,
+    without_blanks,
+)
 
 
 def results_page(request):
+    query = without_blanks(request.GET)
     try:
-        document = answer(request.GET)
+        document = answer(query)
     except ResultsError as error:
         context = {"errors": error.errors, "form": ResultsForm()}
         return render(request, "results/results.html", context, status=400)
     context = {
         "document": document,
-        "form": ResultsForm(request.GET),
+        "form": ResultsForm(query),
         "figures": figures(document["charts"]),
         "figure_names": FIGURE_NAMES,
         "sort_keys": SORT_KEYS,
+        "mlperf_url": link("results:mlperf", query=_shared_filters(query)),
     }
     return render(request, "results/results.html", context)
+
+
+def _shared_filters(query) -> str:
+    """The papers' results' filters that MLPerf's list takes too, as its query string."""
+    shared = query.copy()
+    for name in list(shared):
+        if name not in mlperf.MlperfForm.base_fields or name == "ordering":
+            del shared[name]
+    return shared.urlencode()
+
+
+def mlperf_page(request):
+    query = without_blanks(request.GET, mlperf.MlperfForm)
+    try:
+        document = mlperf.answer(query)
+    except ResultsError as error:
+        context = {"errors": error.errors, "form": mlperf.MlperfForm()}
+        return render(request, "results/mlperf.html", context, status=400)
+    context = {
+        "document": document,
+        "form": mlperf.MlperfForm(query),
+        "figures": mlperf_charts.figure_texts(document["charts"]["benchmark"]),
+        "previous_url": _page_link(query, document["page"] - 1, document["pages"]),
+        "next_url": _page_link(query, document["page"] + 1, document["pages"]),
+    }
+    return render(request, "results/mlperf.html", context)
+
+
+def _page_link(query, page: int, pages: int) -> str:
+    if not 1 <= page <= pages:
+        return ""
+    changed = query.copy()
+    changed["page"] = str(page)
+    return link("results:mlperf", query=changed.urlencode())
+
+
+def _refuse_parameters(request):
+    if request.GET:
+        errors = {name: ["this page takes no parameter"] for name in request.GET}
+        return render(request, "results/mlperf.html", {"errors": errors}, status=400)
+    return None
+
+
+def mlperf_system_page(request, pk: int):
+    if refused := _refuse_parameters(request):
+        return refused
+    context = mlperf_system.system_document(pk)
+    return render(request, "results/mlperf_system.html", context)
+
+
+def mlperf_score_page(request, pk: int, benchmark: str):
+    if refused := _refuse_parameters(request):
+        return refused
+    context = mlperf_system.score_document(pk, benchmark)
+    return render(request, "results/mlperf_score.html", context)

@@ -23,7 +23,7 @@ def test_it_answers_one_result_as_a_whole_document(client, survey):
         "id": "krizhevsky2012-alexnet-2gpu",
         "work": {
             "key": "krizhevsky2012imagenet",
-            "title": Result.objects.get(slug=row["id"]).work.title,
+            "title": "ImageNet Classification with Deep Convolutional Neural Networks",
             "url": "/works/krizhevsky2012imagenet/",
         },
         "outside_catalogue": None,
@@ -163,6 +163,65 @@ def test_it_refuses_a_bad_parameter_naming_it(client, survey, query, parameter):
         assert response.status_code == 400, (path, query)
         assert parameter in response.json()["errors"]
     assert client.get(f"/results/?{query}").status_code == 400
+
+
+@pytest.mark.parametrize("parameter", ["ordering", "status", "technique", "year_min", "family"])
+def test_it_refuses_an_empty_parameter_which_no_enum_or_range_allows(client, survey, parameter):
+    for path in ("/api/results/", "/api/results/csv/"):
+        response = client.get(f"{path}?{parameter}=&network=resnet-50")
+        assert response.status_code == 400
+        assert response.json() == {
+            "status": 400,
+            "code": "invalid",
+            "detail": f"{parameter}: {parameter} is empty; give it a value or leave it out",
+            "errors": {parameter: [f"{parameter} is empty; give it a value or leave it out"]},
+        }
+
+
+def test_the_page_leaves_out_the_blank_fields_its_form_sends(client, survey):
+    blank = "technique=&network=resnet-50&family=&status=&year_min=&ordering="
+    response = client.get(f"/results/?{blank}")
+    assert response.status_code == 200
+    html = response.content.decode()
+    # Its twins carry the parameters given, which the API accepts as they are.
+    assert 'href="/api/results/csv/?network=resnet-50"' in html
+    assert client.get("/api/results/?network=resnet-50").status_code == 200
+    assert client.get("/results/?status=&status=").status_code == 200
+    assert client.get("/results/?bogus=").status_code == 400
+
+
+@pytest.mark.parametrize("slug", ["allreduce", "no-such-technique", "x_1"])
+def test_it_reads_every_technique_slug_the_schema_allows(client, survey, slug):
+    """A slug the schema's pattern allows is read: the catalogue's own has its results, another
+    is a 400 saying there is no such technique (not that the value is malformed)."""
+    response = client.get(f"/api/results/?technique={slug}")
+    if slug == "allreduce":
+        assert response.status_code == 200 and response.json()["count"] > 0
+    else:
+        assert response.json()["errors"] == {"technique": [f"no technique {slug!r}"]}
+
+
+def test_the_schema_states_what_the_form_reads(client, db):
+    schema = client.get("/api/schema/?format=json").json()
+    parameters = {
+        p["name"]: p["schema"] for p in schema["paths"]["/api/results/"]["get"]["parameters"]
+    }
+    assert parameters["technique"] == {
+        "type": "string",
+        "pattern": "^[-a-zA-Z0-9_]+$",
+        "maxLength": 80,
+    }
+    assert parameters["status"]["enum"] == ["read", "recalled"]
+    assert "" not in parameters["ordering"]["enum"]
+
+
+def test_work_titles_are_shown_as_api_works_shows_them(client, survey):
+    document = client.get("/api/results/?network=resnet-50&devices_min=256").json()
+    goyal = next(r for r in document["results"] if r["id"] == "goyal2017-resnet50-256gpu")
+    title = goyal["work"]["title"]
+    assert title == "Accurate, Large Minibatch SGD: Training ImageNet in 1 Hour"
+    assert client.get("/api/works/goyal2017accurate/").json()["title"] == title
+    assert not any("{" in r["work"]["title"] for r in document["results"] if r["work"])
 
 
 def test_it_exports_the_filtered_results_as_csv(client, survey):
