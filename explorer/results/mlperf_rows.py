@@ -13,7 +13,8 @@ from catalogue.graph import graph_version
 from catalogue.models import MlperfBenchmark, MlperfRound, MlperfRun, MlperfScore, MlperfSystem
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.networks import networks, totals
-from explorer.planner.transformer import PRESETS, training_flops
+from explorer.planner.network_model import from_transformer
+from explorer.planner.transformer import PRESETS
 from explorer.web.links import link
 from explorer.web.memo import per_version
 
@@ -49,7 +50,7 @@ def flop_counts() -> dict[str, FlopCount]:
         config = PRESETS[COUNTED[slug]].config
         counts[slug] = FlopCount(
             COUNTED[slug],
-            training_flops(config, 1, "none"),
+            from_transformer(config, 1, "none", formulas).totals.flops_per_step,
             f"model FLOPs per {config.seq_len}-token sequence, forward and backward, without "
             "recomputation"
             + (

@@ -51,7 +51,12 @@ NAV: list[tuple[str, str, list[tuple[str, str, tuple[str, ...]]]]] = [
         "evidence",
         "Evidence",
         [
-            ("results:results", "Results", ("results:",)),  # MLPerf's pages too
+            ("results:results", "Results from papers", ("results:",)),
+            (
+                "results:mlperf",
+                "MLPerf Training",
+                ("results:mlperf-system", "results:mlperf-score"),
+            ),
             ("works:sources", "Sources", ()),
             ("graph:data-quality", "Data quality", ()),
         ],
