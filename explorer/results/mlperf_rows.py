@@ -12,8 +12,8 @@ from catalogue.devices import devices
 from catalogue.graph import graph_version
 from catalogue.models import MlperfBenchmark, MlperfRound, MlperfRun, MlperfScore, MlperfSystem
 from explorer.planner.data import catalogue_formulas
-from explorer.planner.networks import networks, totals
 from explorer.planner.network_model import from_transformer
+from explorer.planner.networks import networks, totals
 from explorer.planner.transformer import PRESETS
 from explorer.web.links import link
 from explorer.web.memo import per_version
