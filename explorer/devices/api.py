@@ -17,7 +17,7 @@ from explorer.web.renderers import FastJSONRenderer
 from .documents import SORT_KEYS, DevicesError, answer, vendors
 
 PARAMETERS = [
-    OpenApiParameter("vendor", str, description="a vendor, e.g. NVIDIA"),
+    OpenApiParameter("vendor", str, enum=vendors(), description="a vendor, e.g. NVIDIA"),
     OpenApiParameter("kind", str, enum=list(KINDS)),
     OpenApiParameter(
         "ordering",
