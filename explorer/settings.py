@@ -107,8 +107,6 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
-    # Unknown and repeated query parameters under /api/: a 400 naming them, before any view.
-    "explorer.web.query_check.QueryParametersMiddleware",
     # Innermost, so that the middlewares above add their headers to cached responses too.
     "explorer.web.middleware.AnonymousResponseCacheMiddleware",
 ]

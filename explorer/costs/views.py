@@ -5,6 +5,7 @@ presets.py; each plot's JSON twin is /api/costs/plots/<name>/ (explorer/costs/ap
 from __future__ import annotations
 
 from django.db.models import Prefetch
+from django.http import QueryDict
 from django.shortcuts import render
 
 from catalogue.costs import FormulaError
@@ -56,7 +57,7 @@ def page_context(query: dict, query_string: str) -> dict:
     """The plots the query allows (or why not) and the form; plain data, kept per version."""
     formulas = per_version("cost-formulas", cost_formulas)
     try:
-        params.check_known(query, params.PAGE_PARAMETERS)
+        params.check_known(QueryDict(query_string))
     except ParameterError as error:
         plots, errors = {}, [str(error)]
     else:

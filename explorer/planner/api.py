@@ -1,6 +1,6 @@
 """/api/planner/: the planner's JSON twin, taking the page's query parameters.
 
-Anonymous read only. A bad value is a 400 {errors: [message naming the parameter and its bound]};
+Anonymous read only. A bad value is a 400 in the error shape, its messages keyed by parameter;
 never a 500 for a query string.
 """
 
@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from explorer.web.middleware import cached_for_anonymous
+from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
 
-from .documents import PlannerError, answer
+from .documents import answer
+from .forms import PlannerForm
 from .machine import (
     ALLREDUCE_ALGORITHMS,
     BOUNDS,
@@ -103,7 +104,8 @@ def _parameters() -> list[OpenApiParameter]:
 
 
 @cached_for_anonymous
-class PlannerView(APIView):
+class PlannerView(DeclaredQuery, APIView):
+    query_form = PlannerForm
     empty_value_is_default = True  # ?batch= is the page's blank field: the default (schema)
     permission_classes = [AllowAny]
     renderer_classes = [FastJSONRenderer]
@@ -130,10 +132,4 @@ class PlannerView(APIView):
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
-        try:
-            document = answer(request.GET, extra=("format",))
-        except PlannerError as error:
-            if error.status == 400:  # keyed by parameter, code "invalid", as everywhere
-                raise ValidationError(error.errors) from None
-            return Response({"errors": error.messages}, status=error.status)
-        return Response(document)
+        return Response(answer(request.GET))  # ApiError: a 400 keyed by parameter, or a 503

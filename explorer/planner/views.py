@@ -10,10 +10,11 @@ from urllib.parse import urlencode
 from django.http import QueryDict
 from django.shortcuts import redirect, render
 
+from explorer.web.errors import ApiError
 from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 
-from .documents import PlannerError, answer
+from .documents import answer
 from .machine import (
     ALLREDUCE_ALGORITHMS,
     BOUNDS,
@@ -87,8 +88,8 @@ def planner_page(request):
     status = 200
     try:
         document = answer(request.GET)
-    except PlannerError as error:
-        context["errors"], status = error.messages, error.status
+    except ApiError as error:
+        context["errors"], status = error.messages(), error.status
         shown = {name: request.GET.get(name, "") for name in BOUNDS}
         context["inputs"] = {
             "network": request.GET.get("network", ""),
@@ -116,7 +117,7 @@ def planner_derivations(request):
     plan_query = _without(request.GET, "strategy")
     try:
         document = answer(request.GET)
-    except PlannerError:  # the planner's page says what is wrong, above its form
+    except ApiError:  # the planner's page says what is wrong, above its form
         return redirect(_with_query("planner:planner", request.GET))
     if document.get("layouts"):  # transformers show their derivations on the page itself
         return redirect(_with_query("planner:planner", plan_query))

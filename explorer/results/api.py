@@ -12,46 +12,26 @@ import io
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.exceptions import ValidationError
+from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalogue.models import StrategyFamily
+from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
 
-from .documents import CSV_COLUMNS, SORT_KEYS, ResultsError, answer, csv_rows
-
-PARAMETERS = [
-    OpenApiParameter("technique", str, description="a technique's slug (its results only)"),
-    OpenApiParameter("network", str, description="a network, e.g. resnet-50"),
-    OpenApiParameter("family", str, enum=list(StrategyFamily.values)),
-    OpenApiParameter("status", str, enum=["read", "recalled"]),
-    OpenApiParameter("year_min", {"type": "integer", "minimum": 1900, "maximum": 2100}),
-    OpenApiParameter("year_max", {"type": "integer", "minimum": 1900, "maximum": 2100}),
-    OpenApiParameter("devices_min", {"type": "integer", "minimum": 1, "maximum": 10**7}),
-    OpenApiParameter("devices_max", {"type": "integer", "minimum": 1, "maximum": 10**7}),
-    OpenApiParameter(
-        "ordering",
-        str,
-        enum=[*SORT_KEYS, *(f"-{k}" for k in SORT_KEYS)],
-        description="a figure (or year, devices, ratio); '-' first for descending",
-    ),
-]
+from .documents import CSV_COLUMNS, ResultsForm, answer, csv_rows
 
 
-class ReadOnlyView(APIView):
+class ReadOnlyView(DeclaredQuery, APIView):
+    query_form = ResultsForm
     permission_classes = [AllowAny]
     renderer_classes = [FastJSONRenderer]
     http_method_names = ["get", "head", "options"]
 
 
 def _document(request) -> dict:
-    try:
-        return answer(request.GET)
-    except ResultsError as error:
-        raise ValidationError(error.errors) from None
+    return answer(request.GET)  # ApiError: a 400 keyed by parameter
 
 
 class ResultsView(ReadOnlyView):
@@ -63,7 +43,6 @@ class ResultsView(ReadOnlyView):
             "prediction (ratio predicted / measured) or why the planner cannot express it; "
             "`summary` per strategy family; `charts` the record charts' points."
         ),
-        parameters=PARAMETERS,
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
@@ -73,7 +52,6 @@ class ResultsView(ReadOnlyView):
 class ResultsCsvView(ReadOnlyView):
     @extend_schema(
         summary="The measured results as CSV (the same filters)",
-        parameters=PARAMETERS,
         responses={(200, "text/csv"): OpenApiTypes.STR, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):

@@ -15,6 +15,7 @@ from django import forms
 from catalogue.models import Result, StrategyFamily, Technique
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.networks import networks
+from explorer.web.forms import QueryForm
 from explorer.web.links import link
 from explorer.web.memo import per_version
 
@@ -62,13 +63,7 @@ CSV_COLUMNS = [
 ]
 
 
-class ResultsError(ValueError):
-    def __init__(self, errors: dict[str, list[str]]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(m for ms in errors.values() for m in ms))
-
-
-class ResultsForm(forms.Form):
+class ResultsForm(QueryForm):
     technique = forms.SlugField(required=False, help_text="a technique's slug")
     network = forms.CharField(required=False, max_length=200, help_text="e.g. resnet-50")
     family = forms.ChoiceField(required=False, choices=[("", "")] + StrategyFamily.choices)
@@ -79,7 +74,11 @@ class ResultsForm(forms.Form):
     year_max = forms.IntegerField(required=False, min_value=1900, max_value=2100)
     devices_min = forms.IntegerField(required=False, min_value=1, max_value=10**7)
     devices_max = forms.IntegerField(required=False, min_value=1, max_value=10**7)
-    ordering = forms.ChoiceField(required=False, choices=[("", "")] + ORDERING_CHOICES)
+    ordering = forms.ChoiceField(
+        required=False,
+        choices=[("", "")] + ORDERING_CHOICES,
+        help_text="a figure (or year, devices, ratio); '-' first for descending",
+    )
 
     def clean_technique(self) -> str:
         slug = self.cleaned_data["technique"]
@@ -227,25 +226,10 @@ def worst_predicted(rows: list[dict], count: int = 3) -> list[dict]:
     ]
 
 
-def query_errors(query) -> dict[str, list[str]]:
-    """Unknown and repeated parameters, named (the page refuses them as the API does)."""
-    allowed = set(ResultsForm.base_fields) | {"format"}
-    errors = {}
-    for name in query:
-        if name not in allowed:
-            errors[name] = [f"unknown parameter {name!r} (allowed: {', '.join(sorted(allowed))})"]
-        elif len(query.getlist(name)) > 1:
-            errors[name] = [f"{name} is given {len(query.getlist(name))} times; give it once"]
-    return errors
-
-
 def answer(query) -> dict[str, Any]:
-    """The document for a query string (a QueryDict); ResultsError when it is bad."""
-    if errors := query_errors(query):
-        raise ResultsError(errors)
+    """The document for a query string (a QueryDict); ApiError when it is bad."""
     form = ResultsForm(query)
-    if not form.is_valid():
-        raise ResultsError({name: list(messages) for name, messages in form.errors.items()})
+    form.checked()
     rows = all_rows()
     chosen = ordered(filtered(rows, form.cleaned_data), form.cleaned_data["ordering"])
     encoded = query.urlencode()

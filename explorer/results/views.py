@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from django.shortcuts import render
 
+from explorer.web.errors import ApiError
+
 from .charts import figures
-from .documents import FIGURE_NAMES, SORT_KEYS, ResultsError, ResultsForm, answer
+from .documents import FIGURE_NAMES, SORT_KEYS, ResultsForm, answer
 
 
 def results_page(request):
     try:
         document = answer(request.GET)
-    except ResultsError as error:
+    except ApiError as error:
         context = {"errors": error.errors, "form": ResultsForm()}
         return render(request, "results/results.html", context, status=400)
     context = {

@@ -22,11 +22,12 @@ from catalogue.models import (
     Provenance,
     Work,
 )
+from explorer.web.errors import named_messages
 from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.pagination import counted_paginator, page_size_message
 from explorer.works import plots
-from explorer.works.filters import MAX_QUERY_LENGTH, WorkFilter, category_tree, era_parameter
+from explorer.works.filters import MAX_QUERY_LENGTH, EraForm, WorkFilter, category_tree
 from explorer.works.find_links import search_links
 
 DEFAULT_PAGE_SIZE = 50
@@ -216,10 +217,11 @@ def work_detail(request, key: str):
 
 @cached_for_anonymous
 def category_list(request):
-    try:
-        era = era_parameter(request.GET)
-    except ValueError as error:
-        return render(request, "works/category_list.html", {"error": str(error)}, status=400)
+    form = EraForm(request.GET)
+    if not form.is_valid():
+        error = "; ".join(named_messages(form.messages()))
+        return render(request, "works/category_list.html", {"error": error}, status=400)
+    era = form.selected_era()
     context = {"roots": category_tree(era), "era": era}
     return render(request, "works/category_list.html", context)
 

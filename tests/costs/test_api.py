@@ -130,7 +130,7 @@ def test_it_sweeps_linearly_and_up_to_the_variables_bounds(client, density):
         ("N=abc", {"N": ["N must be a number between 1 and 1024 (got 'abc')"]}),
         ("N=inf", {"N": ["N must be a number between 1 and 1024 (got 'inf')"]}),
         ("N=1&N=2", {"N": ["N is given 2 times; give it once"]}),
-        ("K=3", {"K": ["unknown parameter K (this model's variables: N, C)"]}),
+        ("K=3", {"K": ["unknown parameter 'K' (allowed: C, N, from, points, scale, sweep, to)"]}),
         ("C=3", {"formula": ["division by zero at position 6"]}),
         ("sweep=C&from=3&to=9", {"formula": ["division by zero at position 6"]}),
         ("sweep=K", {"sweep": ["sweep must be one of this model's variables: N, C (got 'K')"]}),

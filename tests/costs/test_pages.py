@@ -66,7 +66,7 @@ def test_it_keeps_the_plot_settings_in_the_address(client, survey):
         ("N=abc", "N must be a whole number between 1 and 65536 (got &#x27;abc&#x27;)"),
         ("preset=lenet", "preset must be one of"),
         ("preset=alexnet-fc7&amp;K=3", "K does not apply to a fully connected layer"),
-        ("colour=red", "unknown parameter colour"),
+        ("colour=red", "unknown parameter &#x27;colour&#x27; (allowed: C_in, C_out,"),
         ("L=5", "L must be between 0 and 1 (got 5)"),
         ("H=4&W=4", "the kernel (K = 11) does not fit the padded input (4×4)"),
     ],

@@ -375,7 +375,7 @@ def test_it_refuses_an_unknown_export_format(client, small_catalogue):
     assert response.status_code == 400
     assert response.json() == {
         "status": 400,
-        "code": "bad_request",
+        "code": "invalid",
         "detail": "format: must be one of bibtex, csv, ris, csljson (got 'docx')",
         "errors": {"format": ["must be one of bibtex, csv, ris, csljson (got 'docx')"]},
     }
