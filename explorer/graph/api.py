@@ -71,7 +71,7 @@ class ReadOnlyGraphView(DeclaredQuery, APIView):
 
 
 def check_json_format(request) -> None:
-    fmt = request.query_params.get("format", "json")
+    fmt = request.query_params.get("format") or "json"
     if fmt != "json":
         raise ApiError({"format": [f"this endpoint answers in json only, not {echoed(fmt)}"]})
 
@@ -98,7 +98,7 @@ class CitationGraphView(ReadOnlyGraphView):
     )
     def get(self, request):
         """Queries: categories; graph version (+ works, citations when cold); evidence rows."""
-        fmt = request.query_params.get("format", "json")
+        fmt = request.query_params.get("format") or "json"
         if fmt not in GRAPH_FORMATS:
             message = f"format must be one of {', '.join(GRAPH_FORMATS)}, not {echoed(fmt)}"
             raise ApiError({"format": [message]})

@@ -204,7 +204,7 @@ def get_item(mapping: dict, key: str):
 # How the data's own notes name their sources, and what a reader is told instead. The notes come
 # from the fixtures ("S1 (ref-sections.csv, confirmed); likely_sections: 6.3"); /sources/ explains
 # each source, and every mention links there.
-SOURCE_KEY = re.compile(r"\bS(10|[1-9])\b")
+NOTE_LINKS = re.compile(r"\bS(10|[1-9])\b|the facts record")
 NOTE_WORDING = [
     (
         re.compile(r"^(S\d+(?:\([^)]*\))?)\s*\(ref-sections\.csv, confirmed\)"),
@@ -247,11 +247,13 @@ def _reader_note(text: str, sources: str) -> SafeString:
 
     def link(match: re.Match) -> str:
         number = match.group(1)
+        if number is None:
+            return f'<a href="{sources}#facts">the facts record</a>'
         title = SOURCE_TITLES.get(number, "a source of the facts record")
         return f'<a href="{sources}#s{number}" title="{title}">S{number}</a>'
 
-    html = SOURCE_KEY.sub(link, html)
-    html = html.replace("the facts record", f'<a href="{sources}#facts">the facts record</a>')
+    # One pass, so that a link's title ("a source of the facts record") is not linked again.
+    html = NOTE_LINKS.sub(link, html)
     return mark_safe(html)  # noqa: S308 - escaped above; only our own links added
 
 

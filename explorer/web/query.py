@@ -38,7 +38,7 @@ class DeclaredQuery:
     def format_errors(self, form: QueryForm, request) -> dict[str, list[str]]:
         """?format= is DRF's renderer choice unless the form declares it (the graph's own)."""
         given = request.query_params.get("format")
-        if given is None or "format" in form.fields:
+        if not given or "format" in form.fields:  # ?format= (empty): DRF ignores it too
             return {}
         formats = [renderer.format for renderer in self.get_renderers()]
         if given in formats:

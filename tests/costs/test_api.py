@@ -177,7 +177,12 @@ def test_it_evaluates_in_one_query(client, density, django_assert_num_queries):
     # response cache (explorer/web/middleware.py).
     # 1 the cost model with its technique
     with django_assert_num_queries(2):
-        client.get(f"/api/cost-models/{density.pk}/evaluate/?sweep=N&points=200")
+        assert (
+            client.get(
+                f"/api/cost-models/{density.pk}/evaluate/?sweep=N&points=200&C=4"
+            ).status_code
+            == 200
+        )
 
 
 def test_it_evaluates_every_fixture_model_at_its_defaults(client, survey):
@@ -290,7 +295,7 @@ def test_it_builds_a_plot_in_three_queries(client, survey, django_assert_num_que
     # cache and the cost models kept per version (explorer/web/memo.py); then 1 the cost models
     # with their techniques, 2 the models' works, 3 the techniques' works
     with django_assert_num_queries(4):
-        client.get("/api/costs/plots/wd-plane/")
+        assert client.get("/api/costs/plots/wd-plane/").status_code == 200
     # The cost models kept: the version only.
     with django_assert_num_queries(1):
-        client.get("/api/costs/plots/allreduce-m/")
+        assert client.get("/api/costs/plots/allreduce-m/").status_code == 200

@@ -145,6 +145,6 @@ def test_it_renders_the_techniques_page_in_constant_queries(client, django_asser
         technique = make_technique(f"technique-{index}", conv)
         make_cost_model(technique, label=f"Work {index}")
     with django_assert_num_queries(6):
-        client.get("/techniques/")
+        assert client.get("/techniques/").status_code == 200
     assert response.status_code == 200
     assert response.content.decode().count('href="/demos/a-demo/"') == 3

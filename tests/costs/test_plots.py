@@ -347,3 +347,29 @@ def test_it_never_fails_other_than_with_a_parameter_or_formula_error(name, value
     except (ParameterError, FormulaError):
         return
     json.dumps(result, allow_nan=False)
+
+
+# Labels from the database in the figures -------------------------------------------------------
+
+HOSTILE = "W < 2 & D %{y}"
+SHOWN = "W &lt; 2 &amp; D &#37;{y}"  # Plotly turns the entities back into the characters
+
+
+def test_it_writes_database_labels_literally_in_every_figure():
+    labelled = [dataclasses.replace(f, label=f"{HOSTILE} {f.label}") for f in FORMULAS]
+    for name in PLOT_NAMES_WITH_LABELS:
+        figure = build_plot(name, labelled, query())["figure"]
+        texts = json.dumps(figure, ensure_ascii=False)
+        assert HOSTILE not in texts, name
+        assert SHOWN in texts, name
+
+
+PLOT_NAMES_WITH_LABELS = ("wd-plane", "parallelism", "brent", "allreduce-p", "allreduce-m")
+
+
+def test_it_writes_level_names_literally_in_the_timeline():
+    from explorer.works.plots import timeline_figure
+
+    [trace] = timeline_figure([(2016, "ops", 3)], {"ops": HOSTILE})["data"]
+    assert trace["name"] == SHOWN
+    assert trace["hovertemplate"] == f"{SHOWN}<br>%{{x}}: %{{y}} works<extra></extra>"

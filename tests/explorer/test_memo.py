@@ -26,6 +26,7 @@ def test_it_builds_the_home_page_once_per_catalogue_version(client, django_asser
     # 1. the catalogue version, and nothing else
     with django_assert_num_queries(1):
         again = client.get("/")
+    assert again.status_code == 200
     assert b"First title" in again.content
 
 

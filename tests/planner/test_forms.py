@@ -57,4 +57,5 @@ def test_it_cuts_a_long_value_in_its_messages(client, survey):
 def test_the_page_refuses_what_the_api_refuses(client, survey):
     response = client.get("/planner/?network=resnet-50&layers=12")
     assert response.status_code == 400
-    assert "layers: layers applies to transformer networks, not resnet-50" in response.content.decode()
+    message = "layers: layers applies to transformer networks, not resnet-50"
+    assert message in response.content.decode()

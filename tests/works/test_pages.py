@@ -36,6 +36,7 @@ def test_it_lists_the_first_works_of_a_larger_catalogue_on_the_home_page(
     # (the version read once per request: the level counts kept per version ask it again)
     with django_assert_num_queries(8):
         response = client.get("/")
+    assert response.status_code == 200
     assert len(response.context["works"]) == 3
     assert (response.context["work_count"], response.context["reference_count"]) == (5, 4)
     assert "2 more on the works page" in response.content.decode()
@@ -159,10 +160,10 @@ def test_it_renders_the_works_page_in_constant_queries(client, django_assert_num
     # 4-5 category tree (nodes, then the (category, work) pairs); 6 and 7 the options of the
     # level and category selects; 8 the page of works, 9 authorships+authors
     with django_assert_num_queries(9):
-        client.get("/works/?page_size=5")
+        assert client.get("/works/?page_size=5").status_code == 200
     clear_caches()
     with django_assert_num_queries(9):
-        client.get("/works/?page_size=40")
+        assert client.get("/works/?page_size=40").status_code == 200
     # Kept for the next reader: the version, the page of works and its authors.
     with django_assert_num_queries(3):
         assert client.get("/works/?page_size=20&page=2").status_code == 200
