@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalogue import graph as citation_graph
+from catalogue.graph_store import catalogue_graph
 from catalogue.models import Citation, Work, fidelity_report
 from explorer.graph.documents import (
     CAVEAT,
@@ -106,7 +107,7 @@ class CitationGraphView(ReadOnlyGraphView):
         query = parse_query(GraphForm, request.query_params)
         if query.errors:
             raise ApiError(query.errors)
-        catalogue = citation_graph.catalogue_graph()
+        catalogue = catalogue_graph()
         try:
             selection = select_graph(query, catalogue, taxonomy)
         except citation_graph.UnknownWorks as error:
@@ -225,7 +226,7 @@ class SnowballView(ReadOnlyGraphView):
         query = parse_query(SnowballForm, request.query_params)
         if query.errors:
             raise ApiError(query.errors)
-        catalogue = citation_graph.catalogue_graph()
+        catalogue = catalogue_graph()
         view = catalogue.view(provenances=query.provenances(), era=query.era())
         try:
             result = run_snowball(query, view)
@@ -267,7 +268,7 @@ class RelatedWorksView(ReadOnlyGraphView):
         """Queries: graph version (+ works, citations when cold)."""
         check_json_format(request)
         top = RelatedForm(request.query_params).checked()["top"] or 10
-        catalogue = citation_graph.catalogue_graph()
+        catalogue = catalogue_graph()
         view = catalogue.view()
         if key not in view:
             raise NotFound(f"No reference with key {key!r} in the catalogue.")
@@ -308,5 +309,5 @@ class DataQualityView(ReadOnlyGraphView):
         """Queries: graph version (+ works, citations when cold), then the four of the statuses
         and identities (fidelity_report)."""
         check_json_format(request)
-        report = quality_report(citation_graph.catalogue_graph())
+        report = quality_report(catalogue_graph())
         return Response(report | fidelity_report())

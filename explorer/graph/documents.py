@@ -14,7 +14,8 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 
 from catalogue import bibtex, tree
 from catalogue import graph as citation_graph
-from catalogue.graph import CatalogueGraph, Snowball
+from catalogue.graph import Snowball
+from catalogue.graph_store import CatalogueGraph
 from catalogue.models import Category
 from explorer.graph.query import Query
 from explorer.web.palette import NO_LEVEL_COLOUR, level_colours

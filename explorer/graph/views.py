@@ -17,7 +17,8 @@ from django.utils.http import urlencode
 
 from catalogue import bibtex
 from catalogue import graph as citation_graph
-from catalogue.graph import CatalogueGraph, Snowball
+from catalogue.graph import Snowball
+from catalogue.graph_store import CatalogueGraph, catalogue_graph
 from catalogue.models import Provenance, Work, fidelity_report
 from explorer.graph.documents import (
     CAVEAT,
@@ -108,7 +109,7 @@ def graph_page(request):
     query = parse_query(GraphForm, request.GET)
     if query.errors:
         return bad_request(request, query.errors, reverse("graph:graph"))
-    catalogue = citation_graph.catalogue_graph()
+    catalogue = catalogue_graph()
     try:
         selection = select_graph(query, catalogue, taxonomy)
     except citation_graph.UnknownWorks as error:
@@ -170,7 +171,7 @@ def snowball_page(request):
     if query.errors:
         return bad_request(request, query.errors, reverse("graph:snowball"))
     export = query.data["export"]
-    catalogue = citation_graph.catalogue_graph()
+    catalogue = catalogue_graph()
     view = catalogue.view(provenances=query.provenances(), era=query.era())
     try:
         result = run_snowball(query, view)
@@ -271,7 +272,7 @@ def data_quality(request):
     """Queries: the graph version (+ works and citations when the cache is cold)."""
     if errors := NoParameters(request.GET).parameter_errors():
         return bad_request(request, errors, reverse("graph:data-quality"))
-    catalogue = citation_graph.catalogue_graph()
+    catalogue = catalogue_graph()
     context = {
         **coverage_context(catalogue),
         "report": quality_report(catalogue),

@@ -20,7 +20,7 @@ from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.urls import Resolver404, resolve
 
-from catalogue.graph import REQUEST_SCOPE, graph_version
+from catalogue.version import REQUEST_SCOPE, catalogue_version
 from explorer.web.errors import NON_FIELD, ApiError, error_response, named_messages
 from explorer.web.throttling import AnonThrottle
 from explorer.web.words import echoed
@@ -64,7 +64,7 @@ def is_cacheable(request: HttpRequest) -> bool:
 def cache_key(request: HttpRequest) -> str:
     varying = "\n".join(
         [
-            graph_version(),
+            catalogue_version(),
             request.get_full_path(),
             request.headers.get("Accept", ""),
             request.headers.get("X-Fragment", ""),
@@ -92,7 +92,7 @@ def throttled(request: HttpRequest) -> HttpResponse | None:
 
 
 class VersionOncePerRequestMiddleware:
-    """A GET or HEAD reads the catalogue's version once, whoever asks (catalogue.graph's
+    """A GET or HEAD reads the catalogue's version once, whoever asks (catalogue.version's
     REQUEST_SCOPE): nothing it does changes the catalogue. Other methods read it afresh."""
 
     def __init__(self, get_response):

@@ -107,14 +107,14 @@ def test_the_schema_is_the_same_document_kept_or_built(client):
 
 
 def test_a_read_only_request_reads_the_version_once(django_assert_num_queries):
-    from catalogue.graph import REQUEST_SCOPE, graph_version
+    from catalogue.version import REQUEST_SCOPE, catalogue_version
 
     with django_assert_num_queries(2):  # outside a request's scope: each call reads
-        assert graph_version() == graph_version()
+        assert catalogue_version() == catalogue_version()
     token = REQUEST_SCOPE.set({})
     try:
         with django_assert_num_queries(1):
-            first = graph_version()
-            assert graph_version() == graph_version() == first
+            first = catalogue_version()
+            assert catalogue_version() == catalogue_version() == first
     finally:
         REQUEST_SCOPE.reset(token)

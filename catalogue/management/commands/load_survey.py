@@ -25,7 +25,6 @@ from django.db.models import Count, Q
 
 from catalogue import bibtex
 from catalogue.constants import SURVEY_KEY, WORK_FIELDS
-from catalogue.graph import bump_generation
 from catalogue.models import (
     Assignment,
     Author,
@@ -41,6 +40,7 @@ from catalogue.models import (
     Work,
     WorkSearchText,
 )
+from catalogue.version import bump_generation
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 DELETED = "a curator deleted it (--reset brings it back)"
