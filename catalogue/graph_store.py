@@ -25,7 +25,7 @@ from catalogue.graph import (
     restrict,
     survey_nodes,
 )
-from catalogue.version import catalogue_version
+from catalogue.version import catalogue_version, per_version
 
 CACHE_SECONDS = 60 * 60
 CACHE_PREFIX = "citation-graph"
@@ -79,9 +79,7 @@ class CatalogueGraph:
 
     def memo(self, name: str, compute: Callable[[], object]) -> object:
         """A value derived from this graph version, computed once and cached."""
-        from django.core.cache import cache
-
-        return cache.get_or_set(f"{CACHE_PREFIX}:{self.version}:{name}", compute, CACHE_SECONDS)
+        return per_version(f"graph:{name}", compute, self.version)
 
     def view(
         self,

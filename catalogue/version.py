@@ -1,13 +1,23 @@
-"""The catalogue's version: one string that changes whenever the catalogue may have, keying every
-cache of what is derived from it (the citation graph, the memos of explorer/web/memo.py, the
-response cache). Signals on works, categories, assignments, citations, cost models... replace
-the generation (catalogue/apps.py); bulk writes call `bump_generation` themselves.
+"""The catalogue's version, and the one memo of values derived from the catalogue alone.
+
+The version is one string that changes whenever the catalogue may have, keying every cache of
+what is derived from it (the citation graph, `per_version`'s memos, the response cache). Signals
+on works, categories, assignments, citations, cost models... replace the generation
+(catalogue/apps.py); bulk writes call `bump_generation` themselves.
+
+`per_version`: the response cache (explorer/web/middleware.py) keeps whole answers per URL; a
+reader with a new URL (another filter, another page) misses it and pays for the whole page. Much
+of a page does not depend on its URL: the works of the home page, the cost-model plots at their
+defaults, the OpenAPI schema, the facets of the unfiltered works list, the graph's measures.
+Those are kept under the version, so that an edit is seen by the next request, never a stale
+value.
 """
 
 from __future__ import annotations
 
 import contextvars
 import uuid
+from collections.abc import Callable
 
 GENERATION_KEY = "citation-graph:generation"
 
@@ -65,3 +75,15 @@ def bump_generation(**kwargs) -> None:
     from django.core.cache import cache
 
     cache.set(GENERATION_KEY, new_generation(), timeout=None)
+
+
+MEMO_SECONDS = 60 * 60
+
+
+def per_version[T](name: str, compute: Callable[[], T], version: str | None = None) -> T:
+    """`compute()` once per catalogue version and `name` (one indexed query to read the version
+    unless the caller has it; with CACHE_URL, shared by every worker)."""
+    from django.core.cache import cache
+
+    key = f"memo:{version or catalogue_version()}:{name}"
+    return cache.get_or_set(key, compute, MEMO_SECONDS)

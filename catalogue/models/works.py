@@ -15,12 +15,13 @@ from django.db import connections, models
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
-from django.urls import get_script_prefix, reverse
+from django.urls import reverse
 from django.utils.functional import cached_property
 
 from catalogue import search as fulltext
 from catalogue.constants import KEY_REGEX, SURVEY_KEY, WORK_FIELDS
 from catalogue.models.curation import Curated
+from catalogue.paths import path_with
 from catalogue.search_sql import FullTextRank, NotIndexed, highlights_sql
 from catalogue.source_kinds import SECONDARY, SEED, source_kind
 
@@ -176,14 +177,6 @@ class EdgeShown:
 
     def get_provenance_display(self) -> str:
         return Provenance(self.provenance).label
-
-
-@functools.cache
-def _work_path(script_prefix: str) -> tuple[str, str]:
-    """A work page's path around its key (reverse() of the URL name, once per script prefix)."""
-    placeholder = "0key0"
-    before, _, after = reverse("works:work-detail", args=[placeholder]).partition(placeholder)
-    return before, after
 
 
 SUGGESTIONS = 8  # works suggested while a search is typed
@@ -597,8 +590,7 @@ class Work(Curated):
     def path_for(key: str) -> str:
         """The page of the work with this key. A list links to every work it shows: the path is
         reversed once per process (a key needs no quoting: letters, digits, _ . : -)."""
-        before, after = _work_path(get_script_prefix())
-        return f"{before}{key}{after}"
+        return path_with("works:work-detail", key)
 
     @classmethod
     def from_db(cls, db, field_names, values, *, fetch_mode=None):

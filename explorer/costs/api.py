@@ -25,13 +25,13 @@ from rest_framework.views import APIView
 
 from catalogue.costs import FormulaError
 from catalogue.models import CostModel
+from catalogue.version import per_version
 from explorer.costs import params
 from explorer.costs import plots as cost_plots
 from explorer.costs.params import SWEEP_PARAMETERS, EvaluateForm
 from explorer.costs.records import CostFormula, ParameterError, cost_formula, cost_formulas
 from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.links import link
-from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer

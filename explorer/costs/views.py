@@ -10,13 +10,13 @@ from django.shortcuts import render
 
 from catalogue.costs import FormulaError
 from catalogue.models import Category, CostModel, Technique
+from catalogue.version import per_version
 from explorer.costs import params
 from explorer.costs import plots as cost_plots
 from explorer.costs.numbers import format_number
 from explorer.costs.presets import DEFAULT_PRESET, FC, FC_SIZES, PRESETS, SIZE_BOUNDS, SIZE_HELP
 from explorer.costs.records import CostFormula, ParameterError, cost_formulas, operators
 from explorer.web.links import link
-from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.script_json import script_json
 

@@ -8,9 +8,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalogue.version import per_version
 from explorer.hubs.documents import hub_document
 from explorer.hubs.hub import load_hub
-from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from catalogue.costs import FormulaError
+from catalogue.version import per_version
 from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.links import link
-from explorer.web.memo import per_version
 
 from . import plan as planning
 from .data import catalogue_formulas, technique_links

@@ -178,13 +178,12 @@ def _page_context(document: dict[str, Any]) -> dict[str, Any]:
         return transformer_context(document)
     applicable = [s for s in document["strategies"] if s["applicable"]]
     longest = max((s["step_time"] for s in applicable), default=0.0) or 1.0
-    links = _Links()
     for strategy in document["strategies"]:
         strategy["bar"] = _bar(strategy, longest)
         strategy["shown"] = _shown(strategy)
         for derivation in strategy["derivations"]:
             for model in derivation["cost_models"]:
-                links.add(model)
+                _add_links(model)
     for row in document["network"]["comparison"]:
         row["shown_paper"] = "—" if row["paper"] is None else _number(row["paper"])
         difference = row["relative_difference"]
@@ -202,23 +201,13 @@ def _page_context(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class _Links:
-    """Each cost model's and work's address, reversed once per page (the derivations cite the
-    same ones many times; a `{% url %}` per citation was most of the page's rendering)."""
-
-    def __init__(self) -> None:
-        self.known: dict[tuple[str, object], str] = {}
-
-    def url(self, name: str, key: object) -> str:
-        if (name, key) not in self.known:
-            self.known[name, key] = link(name, key)
-        return self.known[name, key]
-
-    def add(self, model: dict[str, Any]) -> None:
-        model["url"] = self.url("costs:api-cost-model-evaluate", model["id"]) if model["id"] else ""
-        model["work_links"] = [
-            {"key": key, "url": self.url("works:work-detail", key)} for key in model["works"]
-        ]
+def _add_links(model: dict[str, Any]) -> None:
+    """A cost model's and its works' addresses (link() keeps each for the process: the
+    derivations cite the same ones many times)."""
+    model["url"] = link("costs:api-cost-model-evaluate", model["id"]) if model["id"] else ""
+    model["work_links"] = [
+        {"key": key, "url": link("works:work-detail", key)} for key in model["works"]
+    ]
 
 
 def _longest(document: dict[str, Any]) -> float:

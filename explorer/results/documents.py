@@ -13,11 +13,11 @@ from typing import Any
 from django import forms
 
 from catalogue.models import Result, StrategyFamily, Technique
+from catalogue.version import per_version
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.networks import networks
 from explorer.web.forms import QueryForm
 from explorer.web.links import link
-from explorer.web.memo import per_version
 
 from .predictions import predict, summary
 

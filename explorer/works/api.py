@@ -23,9 +23,9 @@ from catalogue.models import (
     Technique,
     Work,
 )
+from catalogue.version import per_version
 from explorer.web.errors import ApiError
 from explorer.web.forms import PageForm, QueryForm
-from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.pagination import CountInPagePagination
 from explorer.web.query import DeclaredQuery
@@ -225,7 +225,7 @@ def citation_document(row: dict) -> dict:
 
 class PerVersionListMixin:
     """A list that depends on nothing but the catalogue (no filter, no pagination, no URL in
-    its documents): serialized once per catalogue version (explorer/web/memo.py)."""
+    its documents): serialized once per catalogue version (catalogue/version.py)."""
 
     def list(self, request, *args, **kwargs):
         def documents() -> list:

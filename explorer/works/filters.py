@@ -27,8 +27,8 @@ from catalogue.models import (
     has_cost_model,
     has_demo,
 )
+from catalogue.version import per_version
 from explorer.web.forms import FastSelect, PageForm, QueryForm, echoed
-from explorer.web.memo import per_version
 
 MAX_QUERY_LENGTH = 200
 ORDERINGS = {

@@ -22,8 +22,8 @@ from catalogue.models import (
     Provenance,
     Work,
 )
+from catalogue.version import per_version
 from explorer.web.errors import named_messages
-from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.pagination import counted_paginator, page_size_message
 from explorer.works import plots

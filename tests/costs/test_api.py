@@ -292,7 +292,7 @@ def test_it_answers_404_for_an_unknown_plot(client, db):
 
 def test_it_builds_a_plot_in_three_queries(client, survey, django_assert_num_queries):
     # The catalogue version, read once per request (explorer/web/middleware.py), keys the response
-    # cache and the cost models kept per version (explorer/web/memo.py); then 1 the cost models
+    # cache and the cost models kept per version (catalogue/version.py); then 1 the cost models
     # with their techniques, 2 the models' works, 3 the techniques' works
     with django_assert_num_queries(4):
         assert client.get("/api/costs/plots/wd-plane/").status_code == 200

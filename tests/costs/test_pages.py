@@ -90,7 +90,7 @@ def test_it_still_draws_the_plots_that_a_bad_parameter_does_not_touch(client, su
 
 def test_it_renders_the_costs_page_in_three_queries(client, survey, django_assert_num_queries):
     # The catalogue version, read once per request (explorer/web/middleware.py), keys the response
-    # cache and the cost models kept per version (explorer/web/memo.py); then 1 the cost models
+    # cache and the cost models kept per version (catalogue/version.py); then 1 the cost models
     # with their techniques, 2 the models' works, 3 the techniques' works
     with django_assert_num_queries(4):
         assert client.get("/costs/?preset=resnet50-conv1").status_code == 200

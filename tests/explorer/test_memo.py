@@ -1,4 +1,4 @@
-"""What pages keep per catalogue version (explorer/web/memo.py): computed once, never stale after a
+"""What pages keep per catalogue version (catalogue/version.py): computed once, never stale after a
 curator's edit, a bulk load or an admin change, with the response cache off (a new URL)."""
 
 import pytest

@@ -155,7 +155,7 @@ def test_it_renders_the_works_page_in_constant_queries(client, django_assert_num
         work = make_work(f"w{index}", authors=("A. B", f"C. {index}"), survey_ref=index + 1)
         make_assignment(work, ops)
     # 1 the catalogue version, read once per request (explorer/web/middleware.py), that keys the
-    # response cache and what the page keeps (explorer/web/memo.py): unfiltered, its
+    # response cache and what the page keeps (catalogue/version.py): unfiltered, its
     # 2-3 facets (years x entry types with the flags and the number of works; evidence),
     # 4-5 category tree (nodes, then the (category, work) pairs); 6 and 7 the options of the
     # level and category selects; 8 the page of works, 9 authorships+authors
