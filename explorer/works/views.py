@@ -6,7 +6,7 @@ import re
 
 from django.conf import settings
 from django.core.paginator import EmptyPage
-from django.db.models import Count, Prefetch
+from django.db.models import Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
@@ -250,13 +250,11 @@ def numbers_context() -> dict:
     in_survey = Work.objects.in_survey()
     levels = Category.objects.level_counts_by_era()
     names = {level.code: level.name for level in levels}
-    years = in_survey.references().values_list("year").annotate(n=Count("pk")).order_by("year")
     figure = plots.timeline_figure(in_survey.per_year_and_level(), names)
     later = Work.objects.after_survey()
     later_figure = plots.timeline_figure(
         later.per_year_and_level(), names, title="Works after the survey per year, by level"
     )
-    survey_edges = Citation.objects.filter(citing__era="survey", cited__era="survey")
     return {
         "levels": levels,
         "work_count": in_survey.count(),
@@ -264,19 +262,13 @@ def numbers_context() -> dict:
         "later_count": later.count(),
         "later_edges": Citation.objects.touching_after_survey().count(),
         "surveyed_claimed": SURVEYED_WORKS_CLAIMED,
-        "years": list(years),
-        "evidence": list(
-            Assignment.objects.values_list("evidence")
-            .annotate(n=Count("work", distinct=True))
-            .order_by("evidence")
-        ),
-        "provenance": list(
-            survey_edges.values_list("provenance").annotate(n=Count("pk")).order_by("provenance")
-        ),
+        "years": in_survey.references().per_year(),
+        "evidence": Assignment.objects.works_per_evidence(),
+        "provenance": Citation.objects.among_survey_works().per_provenance(),
         "provenance_labels": dict(Provenance.choices),
         "timeline": figure,
         "later_timeline": later_figure,
-        "later_years": list(later.values_list("year").annotate(n=Count("pk")).order_by("year")),
+        "later_years": later.per_year(),
     }
 
 
@@ -302,10 +294,8 @@ def sources(request):
     "the facts record" on the other pages links to."""
     context = {
         "reference_count": Work.objects.references().count(),
-        "evidence": dict(
-            Assignment.objects.values_list("evidence").annotate(n=Count("work", distinct=True))
-        ),
-        "provenance": dict(Citation.objects.values_list("provenance").annotate(n=Count("pk"))),
+        "evidence": dict(Assignment.objects.works_per_evidence()),
+        "provenance": dict(Citation.objects.per_provenance()),
         "provenance_labels": dict(Provenance.choices),
         "identifiers": Work.objects.identifier_report(),
     }
