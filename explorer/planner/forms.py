@@ -30,6 +30,20 @@ from .strategies import ALL_STRATEGY_SLUGS
 from .transformer import CUSTOM
 from .transformer import PRESETS as TRANSFORMERS
 
+# Parameters only a transformer reads: given with a CNN, they are refused, not ignored.
+TRANSFORMER_ONLY = frozenset(bound.name for bound in TRANSFORMER_BOUNDS)
+# Bounds between parameters, which a parameter's own schema cannot say (a 400 naming it).
+JOINT_BOUNDS = {
+    "micro_batches": "at most `batch` (a micro-batch holds at least one sample)",
+    "devices_per_node": "a node holds at most `devices_per_node` of the P devices (the last "
+    "node may hold fewer); with P ≤ devices_per_node every exchange stays inside one node",
+    "bits": "at most 8 × the bytes per value sent (`message_bytes`, else the precision's: "
+    "8·gamma in fp32, 16 in mixed precision)",
+    "micro_batch_size": "at most `batch`",
+    "pp": "at most the transformer's layers",
+    "tp": "at most `devices_per_node`",
+}
+
 
 def _bounded_field(bound: Bound) -> forms.Field:
     kind = "an integer" if bound.kind is int else "a number"
@@ -40,6 +54,11 @@ def _bounded_field(bound: Bound) -> forms.Field:
         min_value=bound.low,
         max_value=bound.high,
         label=bound.help + (f" ({bound.unit})" if bound.unit else ""),
+        help_text="; ".join(
+            [f"{bound.help}, {bound.low:g} to {bound.high:g} {bound.unit}".strip()]
+            + ([JOINT_BOUNDS[bound.name]] if bound.name in JOINT_BOUNDS else [])
+            + (["transformer networks only"] if bound.name in TRANSFORMER_ONLY else [])
+        ),
         error_messages={
             "invalid": message,
             "min_value": message,
@@ -57,14 +76,17 @@ class AsciiFloatField(AsciiNumber, forms.FloatField):
     pass
 
 
-# Parameters only a transformer reads: given with a CNN, they are refused, not ignored.
-TRANSFORMER_ONLY = frozenset(bound.name for bound in TRANSFORMER_BOUNDS)
-
-
 class PlannerForm(QueryForm):
-    network = WordChoiceField(required=False, choices=[])
+    network = WordChoiceField(
+        required=False,
+        choices=[],
+        help_text="network: a survey CNN, a transformer preset, or `transformer` (a "
+        "configuration of your own: layers, hidden, heads, seq_len, vocab...)",
+    )
     machine = WordChoiceField(
-        required=False, choices=[(slug, preset.name) for slug, preset in PRESETS.items()]
+        required=False,
+        choices=[(slug, preset.name) for slug, preset in PRESETS.items()],
+        help_text="machine preset",
     )
     allreduce = WordChoiceField(
         required=False,
@@ -75,22 +97,34 @@ class PlannerForm(QueryForm):
         required=False,
         choices=[(name, name) for name in PRECISIONS],
         label="precision (sets the bytes per value)",
+        help_text="bytes per value: fp32 (all gamma) or mixed (2-byte weights, gradients, "
+        "activations and messages, fp32 master weights and moments); each size overridable",
     )
     optimizer = WordChoiceField(
         required=False,
         choices=[(name, name) for name in OPTIMIZERS],
         label="optimizer (sets the optimizer state per parameter)",
+        help_text="optimizer state values per parameter: sgd 0, momentum 1, adam 2 "
+        "(mixed precision: K = 4 + 4 per value, Adam's K = 12 as in ZeRO)",
     )
     recompute = WordChoiceField(
         required=False,
         choices=[(name, name) for name in RECOMPUTE],
         label="activation recomputation (full: keep segment inputs, one more forward pass; "
         "selective: transformers only)",
+        help_text="activation recomputation: none keeps every layer's output; full keeps "
+        "only each segment's input (a pipeline stage, else √layers contiguous layers) and "
+        "recomputes the segment in the backward pass: one more forward pass of compute; "
+        "transformers as Korthikanti et al. count it, where selective recomputes only the "
+        "attention scores (transformer networks only)",
     )
     overlap = WordChoiceField(
         required=False,
         choices=[(name, name) for name in SWITCHES],
         label="overlap the gradient exchange with the backward pass (data parallelism)",
+        help_text="true (the default, as PyTorch DDP does): the data-parallel gradient "
+        "allreduce runs in buckets of `bucket_mb` during the backward pass and only what "
+        "outlasts it is exposed; false: the whole exchange after the backward pass",
     )
     strategy = forms.MultipleChoiceField(
         required=False,
