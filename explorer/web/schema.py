@@ -179,7 +179,8 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
     if isinstance(field, forms.NullBooleanField):
         return {"type": "boolean"}, False
     if isinstance(field, forms.IntegerField | forms.DecimalField | forms.FloatField):
-        kind = "integer" if isinstance(field, forms.IntegerField) else "number"
+        # (Django's FloatField is an IntegerField)
+        kind = "number" if isinstance(field, forms.FloatField | forms.DecimalField) else "integer"
         schema = {"type": kind}
         if field.min_value is not None:
             schema["minimum"] = field.min_value
