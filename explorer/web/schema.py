@@ -179,8 +179,10 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
     if isinstance(field, forms.NullBooleanField):
         return {"type": "boolean"}, False
     if isinstance(field, forms.IntegerField | forms.DecimalField | forms.FloatField):
-        # (Django's FloatField is an IntegerField)
-        kind = "number" if isinstance(field, forms.FloatField | forms.DecimalField) else "integer"
+        # Django's FloatField and DecimalField are IntegerFields; a year has no decimals.
+        whole = getattr(field, "decimal_places", None) == 0
+        fraction = isinstance(field, forms.FloatField | forms.DecimalField) and not whole
+        kind = "number" if fraction else "integer"
         schema = {"type": kind}
         if field.min_value is not None:
             schema["minimum"] = field.min_value

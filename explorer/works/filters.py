@@ -215,10 +215,20 @@ class WorkFilter(django_filters.FilterSet):
         help_text="Any category code; sub-categories are included.",
     )
     year_min = django_filters.NumberFilter(
-        field_name="year", lookup_expr="gte", label="From year", min_value=1800, max_value=2100
+        field_name="year",
+        lookup_expr="gte",
+        label="From year",
+        min_value=1800,
+        max_value=2100,
+        decimal_places=0,
     )
     year_max = django_filters.NumberFilter(
-        field_name="year", lookup_expr="lte", label="To year", min_value=1800, max_value=2100
+        field_name="year",
+        lookup_expr="lte",
+        label="To year",
+        min_value=1800,
+        max_value=2100,
+        decimal_places=0,
     )
     q = django_filters.CharFilter(
         method="filter_search",
