@@ -145,8 +145,10 @@ class PlannerForm(QueryForm):
         cleaned = super().clean()
         network = cleaned.get("network") or Inputs.network
         if network not in TRANSFORMERS and network != CUSTOM:
+            # The page's form sends the defaults it shows (micro_batch_size=1): those change
+            # nothing; any other value would be ignored, so it is refused.
             for name in sorted(TRANSFORMER_ONLY):
-                if cleaned.get(name) is not None:
+                if cleaned.get(name) not in (None, getattr(Inputs, name, None)):
                     self.add_error(name, f"{name} applies to transformer networks, not {network}")
         return cleaned
 

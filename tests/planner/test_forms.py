@@ -59,3 +59,9 @@ def test_the_page_refuses_what_the_api_refuses(client, survey):
     assert response.status_code == 400
     message = "layers: layers applies to transformer networks, not resnet-50"
     assert message in response.content.decode()
+
+
+def test_it_takes_the_defaults_the_page_sends_with_a_cnn(client, survey):
+    """The planner's form shows micro_batch_size=1 and zero=1 whatever the network."""
+    response = client.get("/api/planner/?network=resnet-50&micro_batch_size=1&zero=1")
+    assert response.status_code == 200
