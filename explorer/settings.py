@@ -279,7 +279,7 @@ SPECTACULAR_SETTINGS = {
 # counters (which would reset its own rate limit) nor the citation graph.
 CACHE_URL = os.environ.get("CACHE_URL", "")
 CACHE_ENTRIES = {
-    "default": 1_000,  # the citation graph and what is derived from it (catalogue/graph.py)
+    "default": 1_000,  # the citation graph and what is derived from it (catalogue/graph_store.py)
     "responses": 300,  # whole pages and API answers, up to 2 MiB each (explorer/web/middleware.py)
     "throttle": 100_000,  # two small counters per client (explorer/web/throttling.py)
 }
