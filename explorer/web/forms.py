@@ -1,8 +1,9 @@
 """Django form fields for query-string parameters, shared by the pages and their JSON twins.
 
 A query parameter may be given several times (?N=1&N=2) or empty (?N=, a blank form field): the
-fields here see every value, count an empty one as not given, and refuse a repeated one. Their
-messages name the parameter and what it allows, e.g. "N must be between 1 and 1024 (got 0)".
+fields here count an empty one as not given; QueryForm's cleaning is the one place that refuses a
+parameter it does not declare and a repeated one. Messages name the parameter and what it
+allows, e.g. "N must be between 1 and 1024 (got 0)".
 """
 
 from __future__ import annotations
@@ -54,11 +55,8 @@ class QueryParameter(forms.Field):
         self.name, self.default = name, default
 
     def to_python(self, values: list[str]) -> object:
-        if not values:
-            return self.default
-        if len(values) > 1:
-            raise forms.ValidationError(repeated_message(self.name, len(values)))
-        return self.read(values[0])
+        # A repeated parameter is refused by the form's check of names (QueryForm), before.
+        return self.read(values[-1]) if values else self.default
 
     def read(self, raw: str) -> object:
         return raw
