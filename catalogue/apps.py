@@ -24,7 +24,7 @@ class CatalogueConfig(AppConfig):
 def connect_graph_cache_signals(config: AppConfig) -> None:
     # The cached citation graph and the cached anonymous responses (explorer/web/middleware.py)
     # depend on every catalogue record: any write moves the catalogue to a new version.
-    from catalogue.graph import bump_generation
+    from catalogue.version import bump_generation
 
     for model in config.get_models():
         name = model.__name__

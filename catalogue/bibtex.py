@@ -544,8 +544,8 @@ def apply_import(plan: ImportPlan, accepted=None) -> list[str]:
     field applied. Refuses a plan with errors."""
     from django.db import transaction
 
-    from catalogue.graph import bump_generation
     from catalogue.models import Work
+    from catalogue.version import bump_generation
 
     if not plan.ok:
         raise BibtexError("the file has errors; nothing was imported")

@@ -1,22 +1,20 @@
 """The citation graph (citing -> cited) over the catalogue: measures, neighbours and snowballing.
 
-Two halves:
+Pure functions:
 - pure functions over a networkx DiGraph whose nodes are BibTeX keys, with the attributes
   `title`, `abstract`, `year`, `survey_ref`, `categories` (codes), `seminal`, `seminal_reason`
   and `survey` (the survey itself), and whose edges carry `provenances` (strongest first);
-- `catalogue_graph()`, which builds that graph from the database in two queries (works, citations)
-  and caches it under a version that changes whenever works, assignments or citations change.
+- catalogue/graph_store.py's `catalogue_graph()`, which builds that graph from the database in
+  two queries (works, citations) and caches it under the catalogue's version
+  (catalogue/version.py).
 
 Citation coverage is partial: a missing edge does not mean "does not cite".
 """
 
 from __future__ import annotations
 
-import contextvars
 import gc
-import hashlib
 import re
-import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from contextlib import contextmanager
@@ -25,8 +23,6 @@ from typing import NamedTuple
 
 import networkx as nx
 import numpy as np
-
-from catalogue.constants import SURVEY_KEY
 
 # Strongest evidence first (data/README.md); the survey's own list and curators' edges last.
 PROVENANCE_ORDER = [
@@ -40,9 +36,6 @@ SURVEY_PROVENANCE = "survey-reference-list"
 DIRECTIONS = ("backward", "forward", "both")
 MAX_ROUNDS = 5
 MAX_EGO_DEPTH = 3
-CACHE_SECONDS = 60 * 60
-CACHE_PREFIX = "citation-graph"
-GENERATION_KEY = f"{CACHE_PREFIX}:generation"
 
 Include = Callable[[str], bool]
 SURVEY_ERA, AFTER_ERA, ALL_ERAS = "survey", "after", "all"
@@ -537,199 +530,3 @@ def layout(graph: nx.DiGraph, seed: int = 7) -> dict[str, tuple[float, float]]:
         x = -1 + 2 * (column + 0.5) / columns
         positions[node] = (round(x, 4), round(-0.85 - row * 0.08, 4))
     return positions
-
-
-# --- The catalogue's graph: from the database, cached ------------------------------------------
-
-
-def load_graph() -> nx.DiGraph:
-    """The whole catalogue as a graph, in two queries (works with their categories, citations)."""
-    from catalogue.models import Citation, Work
-
-    works: dict[int, tuple[str, dict]] = {}
-    rows = Work.objects.order_by("pk").values_list(
-        "pk",
-        "key",
-        "title",
-        "abstract",
-        "year",
-        "survey_ref",
-        "era",
-        "seminal",
-        "seminal_reason",
-        "assignments__category__code",
-    )
-    with gc_paused():
-        for pk, key, title, abstract, year, survey_ref, era, seminal, reason, code in rows:
-            if pk not in works:
-                attrs = {
-                    "title": title,
-                    "abstract": abstract,
-                    "year": year,
-                    "survey_ref": survey_ref,
-                    "era": era,
-                    "seminal": seminal,
-                    "seminal_reason": reason,
-                    "survey": key == SURVEY_KEY,
-                    "categories": (),
-                }
-                works[pk] = (key, attrs)
-            if code:
-                attrs = works[pk][1]
-                attrs["categories"] = tuple(sorted((*attrs["categories"], code)))
-        keys = {pk: key for pk, (key, _) in works.items()}
-        edges = Citation.objects.order_by().values_list("citing_id", "cited_id", "provenance")
-        return build_graph(works.values(), edges, key_of=keys)
-
-
-# A read-only request reads the catalogue's version once (explorer/web/middleware.py opens a
-# scope for each GET and HEAD): a page asks for it up to four times (the response cache's key,
-# the memos of its parts), and on PostgreSQL each read was a round trip.
-REQUEST_SCOPE: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
-    "catalogue_version_scope", default=None
-)
-
-
-def graph_version() -> str:
-    """Changes when the graph may have: the generation (a random token replaced by signals on
-    works, categories, assignments and citations) and the newest citation's id (for bulk
-    inserts, which send no signals). One indexed query, once per read-only request."""
-    scope = REQUEST_SCOPE.get()
-    if scope is None:
-        return read_version()
-    if "version" not in scope:
-        scope["version"] = read_version()
-    return scope["version"]
-
-
-def read_version() -> str:
-    from django.core.cache import cache
-    from django.db import connections, router
-
-    from catalogue.models import Citation
-
-    generation = cache.get(GENERATION_KEY)
-    if generation is None:
-        # Evicted or never set: a new token, never an old one (a counter restarting at 0 could
-        # bring back the version of a graph that has changed since).
-        cache.add(GENERATION_KEY, new_generation(), timeout=None)
-        generation = cache.get(GENERATION_KEY) or new_generation()  # (a cache keeping nothing)
-    # MAX(pk) reads one end of the primary-key index; a COUNT would scan every edge on each
-    # request (300 ms at a million edges, measured). Deletes send signals, so they bump the
-    # generation; bulk inserts raise the maximum.
-    # Plain SQL: every page reads the version, and building the ORM's aggregate cost more than
-    # running it.
-    table = Citation._meta.db_table
-    with connections[router.db_for_read(Citation)].cursor() as cursor:
-        cursor.execute(f"SELECT MAX(id) FROM {table}")
-        (last,) = cursor.fetchone()
-    return f"{generation}.{last or 0}"
-
-
-def new_generation() -> str:
-    return uuid.uuid4().hex[:16]
-
-
-def bump_generation(**kwargs) -> None:
-    """Signal receiver: a work, a category, an assignment or a citation changed."""
-    from django.core.cache import cache
-
-    cache.set(GENERATION_KEY, new_generation(), timeout=None)
-
-
-@dataclass
-class CatalogueGraph:
-    version: str
-    graph: nx.DiGraph
-    _views: dict = field(default_factory=dict, repr=False)
-
-    def memo(self, name: str, compute: Callable[[], object]) -> object:
-        """A value derived from this graph version, computed once and cached."""
-        from django.core.cache import cache
-
-        return cache.get_or_set(f"{CACHE_PREFIX}:{self.version}:{name}", compute, CACHE_SECONDS)
-
-    def view(
-        self,
-        include_survey: bool = False,
-        provenances: Collection[str] | None = None,
-        era: str = ALL_ERAS,
-    ) -> nx.DiGraph:
-        """`restrict`, once per set of options for this object (a request's worth)."""
-        options = (include_survey, None if provenances is None else frozenset(provenances), era)
-        if options not in self._views:
-            self._views[options] = restrict(
-                self.graph, include_survey=include_survey, provenances=provenances, era=era
-            )
-        return self._views[options]
-
-    def coverage(self) -> Coverage:
-        """The survey's graph: its works and the edges among them (later works left out)."""
-        return self.memo(
-            "coverage", lambda: coverage(self.view(include_survey=True, era=SURVEY_ERA))
-        )
-
-    def after_coverage(self) -> AfterCoverage:
-        return self.memo("after-coverage", lambda: after_coverage(self.graph))
-
-    def pagerank(
-        self,
-        include_survey: bool = False,
-        provenances: Collection[str] | None = None,
-        era: str = ALL_ERAS,
-    ) -> dict[str, float]:
-        edges = "*" if provenances is None else ",".join(sorted(provenances))
-        options = f"{int(include_survey)}:{edges}:{era}"
-        return self.memo(
-            f"pagerank:{options}", lambda: self._pagerank(include_survey, provenances, era)
-        )
-
-    def degrees(
-        self, provenances: Collection[str] | None = None, era: str = ALL_ERAS
-    ) -> tuple[dict[str, int], dict[str, int]]:
-        """(in-degree, out-degree) of every work among the references (the survey node left
-        out: it cites everything), counted once per version: reading them through a filtered
-        view walks its adjacency with a filter call per edge, milliseconds a request."""
-        edges = "*" if provenances is None else ",".join(sorted(provenances))
-        return self.memo(f"degrees:{edges}:{era}", lambda: self._degrees(provenances, era))
-
-    def _degrees(self, provenances: Collection[str] | None, era: str):
-        view = self.view(include_survey=False, provenances=provenances, era=era)
-        return dict(view.in_degree()), dict(view.out_degree())
-
-    def _pagerank(self, include_survey: bool, provenances: Collection[str] | None, era: str):
-        if provenances is not None or era != ALL_ERAS:
-            return pagerank(self.view(include_survey, provenances, era))
-        surveys = [] if include_survey else survey_nodes(self.graph)
-        return pagerank(self.graph, exclude=surveys)
-
-    def layout(self, view: nx.DiGraph) -> dict[str, tuple[float, float]]:
-        """Layout of a view, cached by its nodes and edges."""
-        digest = hashlib.sha1(
-            repr((sorted(view), sorted(view.edges()))).encode(), usedforsecurity=False
-        ).hexdigest()
-        return self.memo(f"layout:{digest}", lambda: layout(view))
-
-
-# This process's copy of the latest graph: no unpickling per request (seconds at 1M edges).
-# Shared read-only between requests; nothing mutates a graph once built.
-_latest: dict[str, nx.DiGraph] = {}
-
-
-def catalogue_graph() -> CatalogueGraph:
-    """The catalogue's graph at its current version: one query when cached (in this process or
-    in the shared cache), three otherwise."""
-    from django.core.cache import cache
-
-    version = graph_version()
-    graph = _latest.get(version)
-    if graph is None:
-        key = f"{CACHE_PREFIX}:{version}:graph"
-        with gc_paused():  # (un)pickling a large graph allocates as much as building it
-            graph = cache.get(key)
-            if graph is None:
-                graph = load_graph()
-                cache.set(key, graph, CACHE_SECONDS)
-        _latest.clear()
-        _latest[version] = graph
-    return CatalogueGraph(version, graph)

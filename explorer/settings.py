@@ -107,8 +107,6 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
-    # Unknown and repeated query parameters under /api/: a 400 naming them, before any view.
-    "explorer.web.query_check.QueryParametersMiddleware",
     # Innermost, so that the middlewares above add their headers to cached responses too.
     "explorer.web.middleware.AnonymousResponseCacheMiddleware",
 ]
@@ -281,7 +279,7 @@ SPECTACULAR_SETTINGS = {
 # counters (which would reset its own rate limit) nor the citation graph.
 CACHE_URL = os.environ.get("CACHE_URL", "")
 CACHE_ENTRIES = {
-    "default": 1_000,  # the citation graph and what is derived from it (catalogue/graph.py)
+    "default": 1_000,  # the citation graph and what is derived from it (catalogue/graph_store.py)
     "responses": 300,  # whole pages and API answers, up to 2 MiB each (explorer/web/middleware.py)
     "throttle": 100_000,  # two small counters per client (explorer/web/throttling.py)
 }

@@ -4,7 +4,7 @@ from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection, transaction
 
-from catalogue.graph import bump_generation
+from catalogue.version import bump_generation
 from tests.helpers import clear_caches
 
 # The longest tests first (the fuzzer's runs, then the browser tests), so that the test

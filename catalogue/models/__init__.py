@@ -1,9 +1,12 @@
 """The survey's catalogue: works, authors, the taxonomy, citations, techniques and cost models.
 
-One module per concern: `works` (works, authors and people), `taxonomy` (categories and
-assignments), `citations`, `costs` (techniques and cost models), `curation` (what curators changed
-or deleted), `search_text` (the full-text index's rows), `quality` (counts by status),
-`mlperf` (MLPerf Training rounds, systems, runs and scores read from MLCommons' logs). Every public
+One module per concern: `works` (works; `work_counts` what the pages count over them), `people`
+(authors, persons, authorships), `taxonomy` (categories and assignments), `citations`, `costs`
+(techniques and cost models), `curation` (what curators changed or deleted), `search_text` (the
+full-text index's rows), `quality` (counts by status), `choices` (an era, a provenance: shared),
+`mlperf` (MLPerf Training rounds, systems, runs and scores read from MLCommons' logs).
+No module imports one that imports it: a model of another concern is named by a string
+("catalogue.Work") or reached through its reverse relation. Every public
 name is imported here, so `from catalogue.models import Work` means what it always meant.
 
 Every fact carries where it comes from: assignments an evidence level, citations a provenance and
@@ -11,22 +14,16 @@ evidence, cost models a status. The database enforces what it can (unique keys, 
 no duplicate edge per provenance, allowed choice values).
 """
 
+from catalogue.models.choices import ERA_FILTER_VALUES, Era, Provenance
 from catalogue.models.curation import Curated, CuratorDeletion, CuratorDeletionQuerySet
+from catalogue.models.people import Author, AuthorQuerySet, Authorship, Person
 from catalogue.models.works import (  # isort: split
-    ERA_FILTER_VALUES,
     FIELD_LABELS,
     KEY_VALIDATOR,
     NEEDED_FIELDS,
     SUGGESTIONS,
-    Author,
-    AuthorQuerySet,
-    Authorship,
-    Era,
-    Person,
     Work,
     WorkQuerySet,
-    has_cost_model,
-    has_demo,
 )
 
 from catalogue.models.taxonomy import (  # isort: split
@@ -38,7 +35,7 @@ from catalogue.models.taxonomy import (  # isort: split
     SubtreeCounts,
 )
 
-from catalogue.models.citations import Citation, CitationQuerySet, Provenance  # isort: split
+from catalogue.models.citations import Citation, CitationQuerySet  # isort: split
 
 from catalogue.models.costs import (  # isort: split
     EXPLAINED_STATUSES,
@@ -46,6 +43,8 @@ from catalogue.models.costs import (  # isort: split
     FormulaStatus,
     Quantity,
     Technique,
+    has_cost_model,
+    has_demo,
     validate_variables,
 )
 

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Count, Q
 
+from catalogue.models.choices import Era, Provenance
 from catalogue.models.curation import Curated
-from catalogue.models.works import Era, Work
-
-
-class Provenance(models.TextChoices):
-    SURVEY = "survey-reference-list", "the survey's reference list"
-    BIBLIOGRAPHY = "citing-paper-bibliography", "the citing paper's bibliography"
-    NOTE = "reference-list-note", "a public reference-list note"
-    INDEX = "secondary-index", "a citation index record"
-    CURATOR = "curator", "added by a curator"
 
 
 class CitationQuerySet(models.QuerySet):
@@ -28,14 +20,26 @@ class CitationQuerySet(models.QuerySet):
             citing__era=Era.SURVEY, cited__era=Era.SURVEY
         )
 
+    def among_survey_works(self) -> CitationQuerySet:
+        """Edges between two works of the survey (its own reference-list edges included)."""
+        return self.filter(citing__era=Era.SURVEY, cited__era=Era.SURVEY)
+
+    def per_provenance(self) -> list[tuple[str, int]]:
+        """(provenance, edges), by provenance."""
+        return list(self.values_list("provenance").annotate(n=Count("pk")).order_by("provenance"))
+
     def touching_after_survey(self) -> CitationQuerySet:
         """Edges with a work after the survey at either end."""
         return self.filter(Q(citing__era=Era.AFTER) | Q(cited__era=Era.AFTER))
 
 
 class Citation(Curated):
-    citing = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="citations_out")
-    cited = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="citations_in")
+    citing = models.ForeignKey(
+        "catalogue.Work", on_delete=models.CASCADE, related_name="citations_out"
+    )
+    cited = models.ForeignKey(
+        "catalogue.Work", on_delete=models.CASCADE, related_name="citations_in"
+    )
     provenance = models.CharField(max_length=40, choices=Provenance.choices)
     evidence_source = models.TextField(
         blank=True, help_text="Where the evidence is: a URL or a description of the source."

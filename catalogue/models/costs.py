@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from catalogue.models.curation import Curated
-from catalogue.models.taxonomy import Category
-from catalogue.models.works import Work
 
 
 class FormulaStatus(models.TextChoices):
@@ -39,9 +37,11 @@ class Quantity(models.TextChoices):
 class Technique(Curated):
     slug = models.SlugField(max_length=80, unique=True)
     name = models.CharField(max_length=200)
-    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="techniques")
+    category = models.ForeignKey(
+        "catalogue.Category", on_delete=models.PROTECT, related_name="techniques"
+    )
     summary = models.TextField(blank=True)
-    works = models.ManyToManyField(Work, blank=True, related_name="techniques")
+    works = models.ManyToManyField("catalogue.Work", blank=True, related_name="techniques")
     demo_slug = models.SlugField(max_length=80, blank=True)
     order = models.PositiveSmallIntegerField(default=0)
 
@@ -89,7 +89,7 @@ class CostModel(Curated):
     section = models.CharField("source section", max_length=60, blank=True)
     status = models.CharField(max_length=20, choices=FormulaStatus.choices)
     status_note = models.TextField(blank=True)
-    works = models.ManyToManyField(Work, blank=True, related_name="cost_models")
+    works = models.ManyToManyField("catalogue.Work", blank=True, related_name="cost_models")
     order = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -125,3 +125,16 @@ class CostModel(Curated):
             raise ValidationError(
                 {"status_note": "A derived formula shows its derivation, a doubtful one why."}
             )
+
+
+def has_cost_model() -> Q:
+    """A work has a cost model when a model cites it or its technique does (the works facet and
+    the filter's one definition)."""
+    return Q(Exists(CostModel.objects.filter(works=OuterRef("pk")))) | Q(
+        Exists(CostModel.objects.filter(technique__works=OuterRef("pk")))
+    )
+
+
+def has_demo() -> Q:
+    """A work has a demo when a technique that cites it has one."""
+    return Q(Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug="")))

@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from django.db import models
 
 from catalogue.models.costs import CostModel, FormulaStatus
+from catalogue.models.people import Author
 from catalogue.models.taxonomy import Category, CategoryStatus
-from catalogue.models.works import Author, Work
+from catalogue.models.works import Work
 
 
 def _counted(values: Iterable[str], choices: type[models.TextChoices]) -> list[dict]:

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from catalogue import tree
+from catalogue.models.choices import Era
 from catalogue.models.curation import Curated
-from catalogue.models.works import Era, Work
 
 
 class Evidence(models.TextChoices):
@@ -210,11 +210,19 @@ class Category(Curated):
         return [code_of[pk] for pk in tree.subtree(children, self.pk)]
 
 
+class AssignmentQuerySet(models.QuerySet):
+    def works_per_evidence(self) -> list[tuple[str, int]]:
+        """(evidence level, distinct works placed with it), by level."""
+        counts = self.values_list("evidence").annotate(n=Count("work", distinct=True))
+        return list(counts.order_by("evidence"))
+
+
 class Assignment(Curated):
-    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="assignments")
+    work = models.ForeignKey("catalogue.Work", on_delete=models.CASCADE, related_name="assignments")
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="assignments")
     evidence = models.CharField(max_length=20, choices=Evidence.choices)
     source_note = models.TextField(blank=True)
+    objects = AssignmentQuerySet.as_manager()
     alternatives = models.CharField(
         max_length=100,
         blank=True,

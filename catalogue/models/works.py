@@ -1,10 +1,8 @@
-"""Works and the people who wrote them: authors (as each source spells them), the persons behind
-several spellings, works with their QuerySet, and the ordered authorships."""
+"""Works with their QuerySet (what the pages count over works: catalogue/models/work_counts.py;
+the people who wrote them: catalogue/models/people.py)."""
 
 from __future__ import annotations
 
-import functools
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -12,17 +10,20 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import connections, models
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Prefetch, Q
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Coalesce
-from django.urls import get_script_prefix, reverse
 from django.utils.functional import cached_property
 
 from catalogue import search as fulltext
 from catalogue.constants import KEY_REGEX, SURVEY_KEY, WORK_FIELDS
+from catalogue.models.choices import ERA_FILTER_VALUES, Era, Provenance
 from catalogue.models.curation import Curated
+from catalogue.models.people import Author, Authorship
+from catalogue.models.taxonomy import Assignment, Category
+from catalogue.models.work_counts import IDENTIFIER_KINDS, IDENTIFIER_SOURCES, WorkCounts
+from catalogue.paths import path_with
 from catalogue.search_sql import FullTextRank, NotIndexed, highlights_sql
-from catalogue.source_kinds import SECONDARY, SEED, source_kind
+from catalogue.source_kinds import SECONDARY, source_kind
 
 KEY_VALIDATOR = RegexValidator(
     rf"^{KEY_REGEX}$",
@@ -44,105 +45,7 @@ ASSIGNMENTS_SQL = """
     WHERE s.work_id IN ({ids}) ORDER BY s.work_id, c."order", c.code"""
 
 
-class Era(models.TextChoices):
-    """Whether a work belongs to the survey (the survey and its bibliography), came after it
-    (with the source of its metadata), or was added by a curator (an import, the admin).
-
-    The survey is closed: its era holds the survey and its 269 references, as the fixtures say,
-    and no door moves a work into it or out of it (Work.clean and a database constraint)."""
-
-    SURVEY = "survey", "in the survey"
-    AFTER = "after", "after the survey"
-    CURATED = "curated", "added by curators"
-
-
-ERA_FILTER_VALUES = [*Era.values, "all"]
 SURVEY_REFERENCES = 269  # the entries of the survey's bibliography (arXiv v2 numbering)
-# A work's identifiers: field -> how the pages name it.
-IDENTIFIER_KINDS = {
-    "doi": "DOI",
-    "arxiv_id": "arXiv id",
-    "openalex_id": "OpenAlex id",
-    "url": "URL",
-}
-# The field_sources entry that says where each identifier was read.
-IDENTIFIER_SOURCES = {
-    "doi": "doi",
-    "arxiv_id": "arxiv",
-    "openalex_id": "openalex",
-    "url": "landing_url",
-}
-
-
-class Person(models.Model):
-    """One person behind several spellings of a name (the curated identity table,
-    fixtures/identities.json, says which and by what rule). Named by the fullest spelling the
-    source prints: no given names are invented."""
-
-    name = models.CharField(max_length=200, unique=True)
-
-    class Meta:
-        ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class AuthorQuerySet(models.QuerySet):
-    def with_work_counts(self) -> AuthorQuerySet:
-        """`work_count`: the distinct works of the author's person (all its spellings), or of
-        the spelling alone when no person links it."""
-        of_person = (
-            Authorship.objects.filter(author__person=OuterRef("person"))
-            .order_by()
-            .values("author__person")
-            .annotate(n=Count("work", distinct=True))
-            .values("n")
-        )
-        return self.annotate(
-            own_count=Count("authorships"),
-            work_count=Coalesce(Subquery(of_person), "own_count"),
-        )
-
-    def identity_report(self) -> dict:
-        """The identity table as the data-quality page shows it: people with their spellings,
-        and the spellings left apart with the reason. Two queries."""
-        people: dict[str, list[str]] = {}
-        for name, person in self.filter(person__isnull=False).values_list("name", "person__name"):
-            people.setdefault(person, []).append(name)
-        apart: dict[str, list[str]] = {}
-        for name, note in self.exclude(identity_note="").values_list("name", "identity_note"):
-            apart.setdefault(note, []).append(name)
-        return {
-            "people": [{"name": k, "spellings": v} for k, v in sorted(people.items())],
-            "spellings_linked": sum(len(v) for v in people.values()),
-            "left_apart": [{"spellings": v, "reason": k} for k, v in sorted(apart.items())],
-            "spellings_left_apart": sum(len(v) for v in apart.values()),
-        }
-
-
-class Author(models.Model):
-    # Names as the source prints them ("D. Alistarh"): no given names are invented.
-    name = models.CharField(max_length=200, unique=True)
-    person = models.ForeignKey(
-        Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="spellings"
-    )
-    identity_note = models.CharField(
-        max_length=300,
-        blank=True,
-        help_text="Why this spelling is left apart from similar ones (the identity table).",
-    )
-
-    objects = AuthorQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
-
-    def get_absolute_url(self) -> str:
-        return reverse("works:author-detail", args=[self.pk])
 
 
 @dataclass(frozen=True)
@@ -178,62 +81,7 @@ class EdgeShown:
         return Provenance(self.provenance).label
 
 
-@functools.cache
-def _work_path(script_prefix: str) -> tuple[str, str]:
-    """A work page's path around its key (reverse() of the URL name, once per script prefix)."""
-    placeholder = "0key0"
-    before, _, after = reverse("works:work-detail", args=[placeholder]).partition(placeholder)
-    return before, after
-
-
 SUGGESTIONS = 8  # works suggested while a search is typed
-
-
-def has_cost_model() -> Q:
-    """A work has a cost model when a model cites it or its technique does (the works facet and
-    the filter's one definition)."""
-    return Q(Exists(CostModel.objects.filter(works=OuterRef("pk")))) | Q(
-        Exists(CostModel.objects.filter(technique__works=OuterRef("pk")))
-    )
-
-
-def has_demo() -> Q:
-    """A work has a demo when a technique that cites it has one."""
-    return Q(Exists(Technique.objects.filter(works=OuterRef("pk")).exclude(demo_slug="")))
-
-
-# Stands for a request's filtered ids in SQL compiled once (see WorkQuerySet.facet_counts).
-IDS_STAND_IN = "SELECT -7129 WHERE 1 = 0"
-
-
-@functools.cache
-def _facet_sql(vendor: str) -> tuple[tuple[str, tuple], tuple[str, tuple]]:
-    """The facet counts' two queries as (SQL, parameters), over IDS_STAND_IN (`vendor`: the SQL
-    differs by database)."""
-    ids = RawSQL(IDS_STAND_IN, ())
-    groups = (
-        Work.objects.filter(pk__in=ids)
-        .order_by()
-        .values_list("year", "entry_type")
-        .annotate(
-            n=Count("pk"),
-            has_cost_model=Count("pk", filter=has_cost_model()),
-            has_demo=Count("pk", filter=has_demo()),
-        )
-    )
-    evidence = Assignment.objects.filter(work__in=ids).order_by().values_list("evidence")
-    evidence = evidence.annotate(n=Count("work", distinct=True))
-    return groups.query.sql_with_params(), evidence.query.sql_with_params()
-
-
-def _with_ids(compiled: tuple[str, tuple], ids: RawSQL) -> tuple[str, tuple]:
-    """`compiled` with IDS_STAND_IN replaced by `ids`, its parameters put in their place."""
-    sql, params = compiled
-    before, found, after = sql.partition(IDS_STAND_IN)
-    if not found or IDS_STAND_IN in after:
-        raise ValueError("the compiled facet query lost its stand-in for the ids")
-    placed = before.count("%s")
-    return f"{before}{ids.sql}{after}", (*params[:placed], *ids.params, *params[placed:])
 
 
 class WithAuthorNames(models.query.ModelIterable):
@@ -248,7 +96,7 @@ class WithAuthorNames(models.query.ModelIterable):
         yield from works
 
 
-class WorkQuerySet(models.QuerySet):
+class WorkQuerySet(WorkCounts):
     def for_list(self) -> WorkQuerySet:
         """Works with what a list row shows, in a constant number of queries."""
         return self.prefetch_related(
@@ -353,90 +201,6 @@ class WorkQuerySet(models.QuerySet):
         if "_ids_sql" not in self.__dict__:
             self._ids_sql = RawSQL(*self.order_by().values("pk").query.sql_with_params())
         return self._ids_sql
-
-    def facet_counts(self) -> dict[str, object]:
-        """Counts for the works page's facets over this queryset, and the number of works.
-
-        Two queries: one grouped by (year, entry type) that also counts the flags, then the
-        evidence levels. Each re-runs the filter, which at 100,000 works costs ~40 ms a time:
-        one query per facet (and a count for the paginator) was 5 such scans, this is 2. Their
-        SQL is compiled once per process around a stand-in for the filtered ids, which each
-        request's ids replace: building the flags' subqueries was 4/5 of their time.
-        """
-        groups_sql, evidence_sql = _facet_sql(connections[self.db].vendor)
-        ids = self.ids_sql()
-        with connections[self.db].cursor() as cursor:
-            cursor.execute(*_with_ids(groups_sql, ids))
-            groups = cursor.fetchall()
-            cursor.execute(*_with_ids(evidence_sql, ids))
-            evidence_counts = cursor.fetchall()
-        years: dict[int | None, int] = {}
-        entry_types: dict[str, int] = {}
-        flags = {"has_cost_model": 0, "has_demo": 0}
-        for year, entry_type, n, with_cost_model, with_demo in groups:
-            years[year] = years.get(year, 0) + n
-            entry_types[entry_type] = entry_types.get(entry_type, 0) + n
-            flags["has_cost_model"] += with_cost_model
-            flags["has_demo"] += with_demo
-        return {
-            "total": sum(years.values()),
-            "years": sorted(years.items(), key=lambda item: (item[0] is None, item[0] or 0)),
-            "entry_types": sorted(entry_types.items()),
-            "evidence": sorted(tuple(row) for row in evidence_counts),
-            "flags": flags,
-        }
-
-    def per_year_and_level(self) -> list[tuple[int | None, str, int]]:
-        """(year, level code, distinct works): a work in several levels counts in each."""
-        root_of = Category.objects.root_codes()
-        counts: dict[tuple[int | None, str], set] = {}
-        pairs = Assignment.objects.filter(work__in=self.order_by().values("pk")).values_list(
-            "work__year", "category_id", "work_id"
-        )
-        for year, category_id, work_id in pairs:
-            counts.setdefault((year, root_of[category_id]), set()).add(work_id)
-        return sorted(
-            ((year, level, len(works)) for (year, level), works in counts.items()),
-            key=lambda row: (row[0] or 0, row[1]),
-        )
-
-    def identifier_report(self) -> dict:
-        """What the data-quality and sources pages say of identifiers, in one query: per era,
-        how many works hold each identifier (DOI, arXiv id, OpenAlex id, URL) and at least one;
-        and the kinds of page the recorded fields were read on, with how many fields each gave
-        (an identifier without a recorded page came with the survey's reference list)."""
-        eras = {era: Counter() for era in Era.values}
-        kinds: Counter = Counter()
-        rows = self.values_list("era", "doi", "arxiv_id", "openalex_id", "url", "field_sources")
-        for era, doi, arxiv_id, openalex_id, url, sources in rows:
-            held = dict(zip(IDENTIFIER_KINDS, (doi, arxiv_id, openalex_id, url), strict=True))
-            eras[era].update([name for name, value in held.items() if value])
-            eras[era]["works"] += 1
-            eras[era]["any"] += any(held.values())
-            kinds.update(source_kind(url) for url in (sources or {}).values())
-            kinds[SEED] += sum(
-                1
-                for name, value in held.items()
-                if value and era == Era.SURVEY and IDENTIFIER_SOURCES[name] not in (sources or {})
-            )
-        return {
-            "eras": [
-                {
-                    "era": era,
-                    "label": Era(era).label,
-                    "works": counts["works"],
-                    "with_any": counts["any"],
-                    "identifiers": [
-                        {"identifier": name, "label": label, "count": counts[name]}
-                        for name, label in IDENTIFIER_KINDS.items()
-                    ],
-                }
-                for era, counts in eras.items()
-            ],
-            "source_kinds": [
-                {"kind": kind, "fields": count} for kind, count in kinds.most_common() if count
-            ],
-        }
 
     def search(self, text: str, prefix: bool = False) -> WorkQuerySet:
         """Works whose searchable text (title, authors, venue, notes, the names and descriptions
@@ -607,8 +371,7 @@ class Work(Curated):
     def path_for(key: str) -> str:
         """The page of the work with this key. A list links to every work it shows: the path is
         reversed once per process (a key needs no quoting: letters, digits, _ . : -)."""
-        before, after = _work_path(get_script_prefix())
-        return f"{before}{key}{after}"
+        return path_with("works:work-detail", key)
 
     @classmethod
     def from_db(cls, db, field_names, values, *, fetch_mode=None):
@@ -684,18 +447,19 @@ class Work(Curated):
             Authorship(work=self, author=authors[name], position=index)
             for index, name in enumerate(names, start=1)
         )
-        WorkSearchText.objects.refresh([self.pk])  # bulk_create sends no signals
+        # bulk_create sends no signals; the index's model by its relation (it imports this one)
+        type(self).search_text.related.related_model.objects.refresh([self.pk])
 
     # A work page shows at most CITATIONS_SHOWN edges each way: a work of a large catalogue can be
     # cited by thousands (16,188 at 100,000 works). Two LIMIT queries along the foreign-key
     # indexes (a sliced prefetch would number every edge with a window function first).
     @cached_property
     def cites_shown(self) -> list[EdgeShown]:
-        return EdgeShown.of(Citation.objects.filter(citing=self), "cited")
+        return EdgeShown.of(self.citations_out.all(), "cited")
 
     @cached_property
     def cited_by_shown(self) -> list[EdgeShown]:
-        return EdgeShown.of(Citation.objects.filter(cited=self), "citing")
+        return EdgeShown.of(self.citations_in.all(), "citing")
 
     @cached_property
     def citation_totals(self) -> tuple[int, int]:
@@ -703,9 +467,9 @@ class Work(Curated):
         the database (one query)."""
         cites, cited_by = len(self.cites_shown), len(self.cited_by_shown)
         if cites >= settings.CITATIONS_SHOWN:
-            cites = Citation.objects.filter(citing=self).count()
+            cites = self.citations_out.count()
         if cited_by >= settings.CITATIONS_SHOWN:
-            cited_by = Citation.objects.filter(cited=self).count()
+            cited_by = self.citations_in.count()
         return cites, cited_by
 
     @property
@@ -783,27 +547,3 @@ FIELD_LABELS = {
     "organization": "Organization",
     "school": "School",
 }
-
-
-class Authorship(models.Model):
-    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="authorships")
-    author = models.ForeignKey(Author, on_delete=models.PROTECT, related_name="authorships")
-    position = models.PositiveSmallIntegerField()
-
-    class Meta:
-        ordering = ["work", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["work", "position"], name="authorship_unique_position"),
-            models.UniqueConstraint(fields=["work", "author"], name="authorship_unique_author"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.author} ({self.position}) on {self.work.key}"
-
-
-# The QuerySets above reach the other concerns' models when they run, not when this module loads:
-# those modules import Work, so these names are bound once Work exists.
-from catalogue.models.citations import Citation, Provenance  # noqa: E402
-from catalogue.models.costs import CostModel, Technique  # noqa: E402
-from catalogue.models.search_text import WorkSearchText  # noqa: E402
-from catalogue.models.taxonomy import Assignment, Category  # noqa: E402

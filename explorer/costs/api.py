@@ -18,21 +18,22 @@ from django.http import QueryDict
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalogue.costs import FormulaError
 from catalogue.models import CostModel
+from catalogue.version import per_version
 from explorer.costs import params
 from explorer.costs import plots as cost_plots
 from explorer.costs.params import SWEEP_PARAMETERS, EvaluateForm
-from explorer.costs.presets import PRESETS, SIZE_HELP
 from explorer.costs.records import CostFormula, ParameterError, cost_formula, cost_formulas
+from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.links import link
-from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
+from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
 from explorer.web.schema import field_schema
 
@@ -159,65 +160,28 @@ class EvaluateView(ReadOnlyCostView):
     def get(self, request, pk: int):
         model = get_object_or_404(CostModel.objects.select_related("technique"), pk=pk)
         formula = cost_formula(model, with_works=False)
-        form = EvaluateForm(request.query_params, formula)
-        if not form.is_valid():
-            raise ValidationError(form.messages())
+        form = EvaluateForm(request.query_params, formula)  # the model's variables: its form
+        form.checked()
         try:
             return Response(evaluation(formula, form))
         except FormulaError as error:
-            raise ValidationError({"formula": [str(error)]}) from None
+            raise ApiError({"formula": [str(error)]}) from None
 
 
 # /api/costs/plots/<name>/ ---------------------------------------------------------------------
 
 
-def plot_parameters() -> list[OpenApiParameter]:
-    layer = [
-        OpenApiParameter(
-            "preset",
-            str,
-            enum=list(PRESETS),
-            description="Layer preset (default alexnet-conv1); the sizes below override it.",
-        ),
-        *(
-            OpenApiParameter(name, int, description=help_text)
-            for name, help_text in SIZE_HELP.items()
-        ),
-    ]
-    return [
-        *layer,
-        OpenApiParameter(
-            "sweep", str, enum=list(params.SWEEPS), description="parallelism: size to sweep"
-        ),
-        OpenApiParameter("from", int, description="parallelism: first value of the sweep"),
-        OpenApiParameter("to", int, description="parallelism: last value of the sweep"),
-        OpenApiParameter(
-            "ops",
-            str,
-            many=True,
-            description="parallelism: operator keys (repeated or comma-separated), e.g. "
-            "conv-fft, conv-direct.forward; default: the Table 6 algorithms (convolution) "
-            "or the fully connected operators",
-        ),
-        OpenApiParameter("op", str, description="brent: operator key (default conv-direct)"),
-        OpenApiParameter("p_max", int, description="brent: largest p (default 64·W/D)"),
-        *(
-            OpenApiParameter(name, float, description=f"allreduce: {name}")
-            for name in params.ALLREDUCE_PARAMETERS
-        ),
-    ]
+class PlotView(DeclaredQuery, ReadOnlyCostView):
+    query_form = params.PlotsForm
 
-
-class PlotView(ReadOnlyCostView):
     @extend_schema(
         summary="A /costs/ plot as JSON: the Plotly figure, its data and the formulas used",
         description=(
             "Plots: " + ", ".join(cost_plots.PLOT_NAMES) + ". Every plot takes all of the "
             "/costs/ page's parameters (each uses its own); unknown parameters or bad values "
-            "answer 400 {errors: [message]}. `formulas` lists each formula with its status, "
+            "answer 400, keyed by parameter. `formulas` lists each formula with its status, "
             "`unconfirmed` the labels of those not confirmed."
         ),
-        parameters=plot_parameters(),
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request, name: str):
@@ -225,16 +189,10 @@ class PlotView(ReadOnlyCostView):
             raise NotFound(f"no plot {name!r} (plots: {', '.join(cost_plots.PLOT_NAMES)})")
         query = dict(request.query_params.lists())
         try:
-            params.check_known(query, params.PAGE_PARAMETERS | {"format"})
             result = cost_plots.build_plot(name, per_version("cost-formulas", cost_formulas), query)
-        except (ParameterError, FormulaError) as error:
-            raise ValidationError({keyed_by(str(error), query): [str(error)]}) from None
+        except ParameterError as error:
+            raise ApiError({error.parameter or NON_FIELD: [str(error)]}) from None
+        except FormulaError as error:
+            raise ApiError(str(error)) from None
         page = link("costs:costs", query=request.GET.urlencode())
         return Response(result | {"html_url": request.build_absolute_uri(page)})
-
-
-def keyed_by(message: str, query: dict) -> str:
-    """The parameter a plot's message is about: its messages start with the parameter's name
-    ("N must be between ..."); one about none of them goes under non_field_errors."""
-    first = message.split(" ", 1)[0]
-    return first if first in query else "non_field_errors"

@@ -8,7 +8,7 @@ Pure: the query is a mapping of name -> list of values (a QueryDict's `lists()`)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +29,7 @@ from explorer.web.forms import (
     QueryParameter,
     plain_number,
 )
+from explorer.web.words import echoed
 
 Query = Mapping[str, Sequence[str]]
 
@@ -55,11 +56,42 @@ SWEEPS: dict[str, tuple[tuple[int, int], tuple[int, int], str]] = {
 ALLREDUCE_RANGES = {"P": (2, 1024), "m": (1, 1e9)}
 
 
-def check_known(query: Query, allowed: Iterable[str]) -> None:
-    unknown = sorted(set(query) - set(allowed))
-    if unknown:
-        names = ", ".join(unknown)
-        raise ParameterError(f"unknown parameter {names} (allowed: {', '.join(sorted(allowed))})")
+class PlotsForm(QueryForm):
+    """The /costs/ page's parameters, taken by every plot (each uses its own): declared here for
+    the check of names and the schema; the functions below read and check their values, against
+    bounds that depend on the preset and the formulas."""
+
+    preset = ChoiceParameter(
+        "preset",
+        PRESETS,
+        "preset: a layer preset",
+        help_text="Layer preset (default alexnet-conv1); the sizes below override it.",
+    )
+    sweep = ChoiceParameter("sweep", SWEEPS, "parallelism: size to sweep")
+    ops = forms.CharField(
+        required=False,
+        widget=forms.MultipleHiddenInput,
+        help_text="parallelism: operator keys (repeated or comma-separated), e.g. conv-fft, "
+        "conv-direct.forward; default: the Table 6 algorithms (convolution) or the fully "
+        "connected operators",
+    )
+    op = QueryParameter("op", help_text="brent: operator key (default conv-direct)")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name, (low, high) in SIZE_BOUNDS.items():
+            self.fields[name] = NumberParameter(name, low, high, whole=True)
+        self.fields["from"] = NumberParameter("from", 1, math.inf, whole=True)
+        self.fields["to"] = NumberParameter("to", 1, math.inf, whole=True)
+        self.fields["p_max"] = NumberParameter("p_max", 2, math.inf, whole=True)
+        for name in ALLREDUCE_PARAMETERS:
+            self.fields[name] = NumberParameter(name, -math.inf, math.inf)
+
+
+def check_known(query) -> None:
+    """ParameterError for an unknown or a repeated parameter of a plot."""
+    for name, messages in PlotsForm(query).parameter_errors().items():
+        raise ParameterError(messages[0], name)
 
 
 def read(field: QueryParameter, query: Query) -> object:
@@ -87,7 +119,8 @@ def layer_from_query(query: Query) -> tuple[Preset, Layer]:
     """The preset named by ?preset= with any sizes the query overrides."""
     slug = query_value(query, "preset") or DEFAULT_PRESET
     if slug not in PRESETS:
-        raise ParameterError(f"preset must be one of {', '.join(PRESETS)} (got {slug!r})")
+        message = f"preset must be one of {', '.join(PRESETS)} (got {echoed(slug)})"
+        raise ParameterError(message, "preset")
     preset = PRESETS[slug]
     changes = {}
     for name, (low, high) in SIZE_BOUNDS.items():
@@ -96,7 +129,8 @@ def layer_from_query(query: Query) -> tuple[Preset, Layer]:
         if preset.layer.kind == FC and name not in FC_SIZES:
             raise ParameterError(
                 f"{name} does not apply to a fully connected layer (preset {slug}); "
-                f"it has only {', '.join(FC_SIZES)}"
+                f"it has only {', '.join(FC_SIZES)}",
+                name,
             )
         changes[name] = read_number(query, name, low, high, None, whole=True)
     layer = preset.layer.with_sizes(**changes)
@@ -123,12 +157,13 @@ def sweep_from_query(query: Query, layer: Layer) -> Sweep:
     name = query_value(query, "sweep") or "N"
     allowed = [n for n in SWEEPS if layer.kind != FC or n in FC_SIZES]
     if name not in allowed:
-        raise ParameterError(f"sweep must be one of {', '.join(allowed)} (got {name!r})")
+        message = f"sweep must be one of {', '.join(allowed)} (got {echoed(name)})"
+        raise ParameterError(message, "sweep")
     (low, high), (start, stop), _ = SWEEPS[name]
     start = read_number(query, "from", low, high, start, whole=True)
     stop = read_number(query, "to", low, high, min(max(stop, start + 1), high), whole=True)
     if start >= stop:
-        raise ParameterError(f"from must be less than to (got from={start}, to={stop})")
+        raise ParameterError(f"from must be less than to (got from={start}, to={stop})", "from")
     values = sorted({int(v) for v in np.rint(np.geomspace(start, stop, SWEEP_POINTS))})
     return Sweep(name, values, [_layer_at(layer, name, value) for value in values])
 
@@ -140,14 +175,16 @@ def _layer_at(layer: Layer, name: str, value: int) -> Layer:
             raise ParameterError(
                 f"H_out = {value} needs an input of {size}×{size} with K = {layer.K}, stride "
                 f"{layer.stride} and pad {layer.pad}; the input must be between 1 and "
-                f"{SIZE_BOUNDS['H'][1]}: narrow the range"
+                f"{SIZE_BOUNDS['H'][1]}: narrow the range",
+                "to",
             )
         return layer.with_sizes(H=size, W=size)
     swept = layer.with_sizes(**{name: value})
     try:
         check_layer(swept)
     except ParameterError as error:
-        raise ParameterError(f"at {name} = {value}, {error}: narrow the range") from None
+        message = f"at {name} = {value}, {error}: narrow the range"
+        raise ParameterError(message, "to") from None
     return swept
 
 
@@ -164,7 +201,8 @@ def operators_from_query(query: Query, available: list[Operator], kind: str) -> 
     if unknown:
         raise ParameterError(
             f"ops: unknown operator {', '.join(unknown)} for this layer "
-            f"(choose from {', '.join(usable)})"
+            f"(choose from {', '.join(usable)})",
+            "ops",
         )
     return [usable[k] for k in dict.fromkeys(keys)]
 
@@ -176,7 +214,7 @@ def brent_operator_from_query(query: Query, available: list[Operator], kind: str
     default = "conv-direct" if kind != FC else "fully-connected.forward"
     key = query_value(query, "op") or (default if default in usable else next(iter(usable)))
     if key not in usable:
-        raise ParameterError(f"op must be one of {', '.join(usable)} (got {key!r})")
+        raise ParameterError(f"op must be one of {', '.join(usable)} (got {echoed(key)})", "op")
     return usable[key]
 
 
@@ -203,7 +241,8 @@ def allreduce_settings(query: Query, formulas: Sequence[CostFormula]) -> dict[st
         if first >= last:
             raise ParameterError(
                 f"{name}_min must be less than {name}_max (got {plain_number(first)} and "
-                f"{plain_number(last)})"
+                f"{plain_number(last)})",
+                f"{name}_min",
             )
         settings[f"{name}_min"], settings[f"{name}_max"] = first, last
     return settings
@@ -246,10 +285,6 @@ class EvaluateForm(QueryForm):
         self.fields["scale"] = ChoiceParameter(
             "scale", SCALES, "scale must be log or linear", default="log"
         )
-
-    def unknown_message(self, name: str) -> str:
-        known = ", ".join(self.variables) or "none"
-        return f"unknown parameter {name} (this model's variables: {known})"
 
     def clean_sweep(self) -> str | None:
         swept = self.cleaned_data["sweep"]

@@ -45,6 +45,7 @@ from explorer.costs.params import (
 from explorer.costs.presets import Layer
 from explorer.costs.records import CostFormula, Operator, ParameterError, operators
 from explorer.costs.wd_plane import wd_plane
+from explorer.web.plotly_text import plotly_text
 
 # (b) Average parallelism against a swept size -------------------------------------------------
 
@@ -72,12 +73,13 @@ def parallelism_plot(chosen: list[Operator], sweep: Sweep) -> dict:
         {
             "type": "scatter",
             "mode": "lines+markers",
-            "name": s["label"] + ("" if s["confirmed"] else " (not confirmed)"),
+            "name": plotly_text(s["label"]) + ("" if s["confirmed"] else " (not confirmed)"),
             "x": sweep.values,
             "y": finite_list(s["y"]),
             "line": {"color": LINE_COLOURS[i % len(LINE_COLOURS)], "dash": _dash(s["confirmed"])},
             "marker": {"size": 4, "symbol": "circle" if s["confirmed"] else "circle-open"},
-            "hovertemplate": f"{s['label']}<br>{sweep.name} = %{{x}}<br>W/D = %{{y:.4g}}"
+            "hovertemplate": f"{plotly_text(s['label'])}<br>{sweep.name} = %{{x}}"
+            "<br>W/D = %{y:.4g}"
             "<extra></extra>",
         }
         for i, s in enumerate(series)
@@ -166,20 +168,23 @@ def brent_plot(op: Operator, bounds: list[CostFormula], layer: Layer, p_max: int
         {
             "type": "scatter",
             "mode": "lines",
-            "name": formula.label + ("" if formula.confirmed else " (not confirmed)"),
+            "name": plotly_text(formula.label) + ("" if formula.confirmed else " (not confirmed)"),
             "x": p.tolist(),
             "y": values,
             "line": {"color": LINE_COLOURS[i], "dash": _dash(formula.confirmed)},
             "fill": "tonexty" if i else "none",
             "fillcolor": "rgba(36, 87, 166, 0.08)",
-            "hovertemplate": f"{formula.label}<br>p = %{{x}}<br>T = %{{y:.4g}} steps"
+            "hovertemplate": f"{plotly_text(formula.label)}<br>p = %{{x}}<br>T = %{{y:.4g}} steps"
             "<extra></extra>",
         }
         for i, (formula, values) in enumerate(curves)
     ]
     traces.append(_horizontal_line(depth, [1, p_max], f"D = {format_number(depth)} (T_∞)"))
     knee = work / depth
-    title = f"Brent's bounds: {op.label}, W = {format_number(work)}, D = {format_number(depth)}"
+    title = (
+        f"Brent's bounds: {plotly_text(op.label)}, W = {format_number(work)}, "
+        f"D = {format_number(depth)}"
+    )
     if knee <= p_max:
         traces.append(_vertical_line(knee, [depth, work], f"p = W/D ≈ {format_number(knee)}"))
     else:
@@ -308,7 +313,7 @@ def _allreduce_trace(formula: CostFormula, x: np.ndarray, y: list, axis: str, i:
         flags.append("not confirmed")
     if formula.doubtful:
         flags.append("doubtful")
-    name = formula.label + (f" ({', '.join(flags)})" if flags else "")
+    name = plotly_text(formula.label) + (f" ({', '.join(flags)})" if flags else "")
     return {
         "type": "scatter",
         "mode": "lines",
@@ -320,7 +325,8 @@ def _allreduce_trace(formula: CostFormula, x: np.ndarray, y: list, axis: str, i:
             "dash": "dashdot" if bound else _dash(formula.confirmed),
             "width": 1 if bound else 2,
         },
-        "hovertemplate": f"{formula.label} ({status_phrase(formula)})<br>{axis} = %{{x:.4g}}"
+        "hovertemplate": f"{plotly_text(formula.label)} ({plotly_text(status_phrase(formula))})"
+        f"<br>{axis} = %{{x:.4g}}"
         "<br>time = %{y:.4g} s<extra></extra>",
     }
 
@@ -333,7 +339,7 @@ def _crossover_trace(crossings: list[dict], axis: str) -> dict:
     texts, first_at = [], {}
     for crossing in crossings:
         place = (round(math.log10(crossing["x"]), 2), round(math.log10(crossing["y"]), 2))
-        pair = f"{short(crossing['a'])} × {short(crossing['b'])}"
+        pair = plotly_text(f"{short(crossing['a'])} × {short(crossing['b'])}")
         if place in first_at:
             texts[first_at[place]] += f"; {pair}"
             texts.append("")
@@ -351,7 +357,8 @@ def _crossover_trace(crossings: list[dict], axis: str) -> dict:
         "textfont": {"size": 10},
         "marker": {"symbol": "x", "size": 10, "color": "#1d2330"},
         "hovertext": [
-            f"{c['a']} = {c['b']}<br>at {axis} ≈ {c['x']:.4g}, time ≈ {c['y']:.4g} s"
+            f"{plotly_text(c['a'])} = {plotly_text(c['b'])}<br>at {axis} ≈ {c['x']:.4g}, "
+            f"time ≈ {c['y']:.4g} s"
             for c in crossings
         ],
         "hoverinfo": "text",

@@ -5,17 +5,18 @@ presets.py; each plot's JSON twin is /api/costs/plots/<name>/ (explorer/costs/ap
 from __future__ import annotations
 
 from django.db.models import Prefetch
+from django.http import QueryDict
 from django.shortcuts import render
 
 from catalogue.costs import FormulaError
 from catalogue.models import Category, CostModel, Technique
+from catalogue.version import per_version
 from explorer.costs import params
 from explorer.costs import plots as cost_plots
 from explorer.costs.numbers import format_number
 from explorer.costs.presets import DEFAULT_PRESET, FC, FC_SIZES, PRESETS, SIZE_BOUNDS, SIZE_HELP
 from explorer.costs.records import CostFormula, ParameterError, cost_formulas, operators
 from explorer.web.links import link
-from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.script_json import script_json
 
@@ -56,7 +57,7 @@ def page_context(query: dict, query_string: str) -> dict:
     """The plots the query allows (or why not) and the form; plain data, kept per version."""
     formulas = per_version("cost-formulas", cost_formulas)
     try:
-        params.check_known(query, params.PAGE_PARAMETERS)
+        params.check_known(QueryDict(query_string))
     except ParameterError as error:
         plots, errors = {}, [str(error)]
     else:

@@ -13,6 +13,7 @@ from explorer.costs.numbers import (
 )
 from explorer.costs.presets import Layer, Preset
 from explorer.costs.records import TABLE_COLOURS, Operator, ParameterError
+from explorer.web.plotly_text import plotly_text
 
 WD_PLANE_DESCRIPTION = (
     "Each point is one operator of Table 4 or convolution algorithm of Table 6 at the chosen "
@@ -67,24 +68,26 @@ def _point(op: Operator, work: float, depth: float, defaults: dict) -> dict:
 
 
 def _hover(point: dict) -> str:
+    label, table = plotly_text(point["label"]), plotly_text(point["table"])
     lines = [
         # Labels such as "Direct convolution (Table 6)" already name their table.
-        f"<b>{point['label']}</b>"
-        + ("" if point["table"] in point["label"] else f" ({point['table']})"),
-        f"{point['technique_name']}",
+        f"<b>{label}</b>" + ("" if point["table"] in point["label"] else f" ({table})"),
+        plotly_text(point["technique_name"]),
         f"W = {format_number(point['work'])} ({_summary_status(point['work_formula'])})",
         f"D = {format_number(point['depth'])} ({_summary_status(point['depth_formula'])})",
         f"W/D = {format_number(point['parallelism'])}",
-        "works: " + (", ".join(point["works"]) or "none linked"),
+        "works: " + (plotly_text(", ".join(point["works"])) or "none linked"),
     ]
     if point["defaults"]:
         lines.append("defaults: " + ", ".join(f"{k} = {v:g}" for k, v in point["defaults"].items()))
-    lines += [f"⚠ doubtful formula: {label}" for label in point["doubtful"]]
+    lines += [f"⚠ doubtful formula: {plotly_text(label)}" for label in point["doubtful"]]
     return "<br>".join(lines)
 
 
 def _summary_status(summary: dict) -> str:
-    return summary["status_label"] + ("" if summary["confirmed"] else ", not confirmed")
+    return plotly_text(summary["status_label"]) + (
+        "" if summary["confirmed"] else ", not confirmed"
+    )
 
 
 def _wd_figure(points: list[dict], title: str) -> dict:
@@ -103,7 +106,7 @@ def _wd_figure(points: list[dict], title: str) -> dict:
                 "name": name,
                 "x": [p["work"] for p in members],
                 "y": [p["depth"] for p in members],
-                "text": [labels[p["key"]] for p in members],
+                "text": [plotly_text(labels[p["key"]]) for p in members],
                 "textposition": [positions[p["key"]] for p in members],
                 "textfont": {"size": 10},
                 "hovertext": [_hover(p) for p in members],
@@ -124,7 +127,7 @@ def _wd_figure(points: list[dict], title: str) -> dict:
             "name": "doubtful formula (the facts record: check before use)",
             "x": [p["work"] for p in doubtful],
             "y": [p["depth"] for p in doubtful],
-            "text": [f"{p['short_label']}: work formula doubtful" for p in doubtful],
+            "text": [f"{plotly_text(p['short_label'])}: work formula doubtful" for p in doubtful],
             "textposition": "bottom center",
             "textfont": {"color": DOUBT_COLOUR, "size": 11},
             "hovertext": [_hover(p) for p in doubtful],

@@ -20,7 +20,6 @@ from explorer.demos import DEMOS
 from explorer.demos.base import schema
 from explorer.demos.models import DemoRun
 from explorer.demos.service import (
-    RunRefused,
     demo_or_404,
     finished_or_waiting,
     fresh_run,
@@ -30,6 +29,7 @@ from explorer.demos.service import (
     start_run,
 )
 from explorer.demos.tasks import wait_for_run
+from explorer.web.query import DeclaredQuery
 from explorer.web.throttling import DemoRunThrottle
 
 
@@ -58,7 +58,7 @@ class DemoSchemaSerializer(serializers.Serializer):
     params = DemoParamSerializer(many=True)
 
 
-class DemoListView(APIView):
+class DemoListView(DeclaredQuery, APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -70,7 +70,7 @@ class DemoListView(APIView):
         return Response([schema(demo) for demo in DEMOS.values()])
 
 
-class DemoDetailView(APIView):
+class DemoDetailView(DeclaredQuery, APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -99,10 +99,7 @@ class DemoRunView(APIView):
     )
     def post(self, request, slug: str):
         demo = demo_or_404(slug)
-        try:
-            run, created = start_run(request, slug, params_from_body(request.data, demo))
-        except RunRefused as refused:
-            return Response(refused.body, status=refused.status_code, headers=refused.headers)
+        run, created = start_run(request, slug, params_from_body(request.data, demo))
         cached = not created and run.status == DemoRun.SUCCEEDED
         run = wait_for_run(run, settings.DEMO_WALL_SECONDS)
         body, code, headers = finished_or_waiting(run, cached)
@@ -129,17 +126,14 @@ class DemoRunCreateView(APIView):
     )
     def post(self, request, slug: str):
         demo = demo_or_404(slug)
-        try:
-            run, created = start_run(request, slug, params_from_body(request.data, demo))
-        except RunRefused as refused:
-            return Response(refused.body, status=refused.status_code, headers=refused.headers)
+        run, created = start_run(request, slug, params_from_body(request.data, demo))
         if not created and run.status == DemoRun.SUCCEEDED:  # computed before: not again
             return Response(run_document(run), status=status.HTTP_200_OK)
         body = {"id": run.pk, "status": run.status, **run_urls(run)}
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
 
 
-class DemoRunDetailView(APIView):
+class DemoRunDetailView(DeclaredQuery, APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(

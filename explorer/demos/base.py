@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from explorer.web.words import echoed, unknown_message
+
 ParamType = Literal["int", "float", "choice", "bool"]
 Level = Literal["operators", "networks", "training", "distributed"]
 RunFunction = Callable[[dict[str, Any], np.random.Generator], dict[str, Any]]
@@ -30,7 +32,11 @@ class DemoError(ValueError):
 
 
 class ParamError(DemoError):
-    """A parameter is unknown, of the wrong type or out of bounds."""
+    """A parameter is unknown, of the wrong type or out of bounds; `parameter` names it."""
+
+    def __init__(self, message: str, parameter: str) -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 @dataclass(frozen=True)
@@ -77,8 +83,9 @@ class Param:
         return "true or false"
 
     def _refuse(self, raw: object) -> ParamError:
-        shown = raw if isinstance(raw, int | float) and not isinstance(raw, bool) else repr(raw)
-        return ParamError(f"{self.name} must be {self.bounds_text()} (got {shown})")
+        number = isinstance(raw, int | float) and not isinstance(raw, bool)
+        shown = raw if number else echoed(raw) if isinstance(raw, str) else repr(raw)[:40]
+        return ParamError(f"{self.name} must be {self.bounds_text()} (got {shown})", self.name)
 
     def _parse_int(self, raw: object) -> int:
         number = _as_number(raw)
@@ -175,7 +182,7 @@ def validate_params(demo: Demo, raw: Mapping[str, object]) -> dict[str, Any]:
     known = {param.name: param for param in demo.params}
     unknown = sorted(set(raw) - set(known))
     if unknown:
-        raise ParamError(f"unknown parameter {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        raise ParamError(unknown_message(unknown[0], known), unknown[0])
     values = {
         name: param.parse(raw[name]) if name in raw else param.default
         for name, param in known.items()

@@ -16,6 +16,7 @@ from explorer.demos import DEMOS
 from explorer.demos.base import Demo, ParamError
 from explorer.demos.models import DemoRun, QueueFull
 from explorer.demos.tasks import recover_lost_runs, submit_run
+from explorer.web.errors import ApiError
 from explorer.web.throttling import DemoRunThrottle, client_key
 
 
@@ -25,25 +26,17 @@ def demo_or_404(slug: str) -> Demo:
     return DEMOS[slug]
 
 
-class RunRefused(Exception):
-    """A run request that cannot be queued: `body`, `status` and `headers` of the answer."""
-
-    def __init__(self, body: dict, status_code: int, headers: dict | None = None) -> None:
-        super().__init__(body.get("error", ""))
-        self.body, self.status_code, self.headers = body, status_code, headers or {}
-
-
 RUN_BODY_KEYS = {"params"}
 
 
 def params_from_body(data: object, demo) -> dict:
-    """The parameters of a run request's body, or RunRefused (400) saying why the body is refused.
+    """The parameters of a run request's body, or ApiError (400) saying why the body is refused.
 
     Keys other than "params" are refused by name, not dropped: parameters sent without the
     wrapper would otherwise run the demo with its defaults and look like an answer."""
     shape = 'the body must be a JSON object {"params": {...}}'
     if not isinstance(data, dict):
-        raise RunRefused({"error": shape}, 400)
+        raise ApiError(shape)
     unknown = sorted(set(data) - RUN_BODY_KEYS)
     if unknown:
         names = ", ".join(repr(key) for key in unknown)
@@ -51,27 +44,25 @@ def params_from_body(data: object, demo) -> dict:
         hint = "; parameters go inside" if set(unknown) <= own else "; the only key is"
         plural = "s" if len(unknown) > 1 else ""
         message = f'unknown key{plural} {names} in the body{hint} "params": {{...}}'
-        raise RunRefused({"error": message}, 400)
+        raise ApiError(message)  # about the body's shape, not one of the demo's parameters
     params = data.get("params", {})
     if not isinstance(params, dict):
-        raise RunRefused({"error": shape}, 400)
+        raise ApiError({"params": [shape]})
     return params
 
 
 def start_run(request, slug: str, raw_params: dict) -> tuple[DemoRun, bool]:
     """Queue a run (or find the one that answers these parameters): (run, created).
-    Raises Http404 for an unknown demo and RunRefused for a 400 or a 429. The caller has
+    Raises Http404 for an unknown demo and ApiError for a 400 or a 429. The caller has
     applied DemoRunThrottle already (DRF does for the API views; `throttle_or_refuse` for pages).
     """
     demo_or_404(slug)
     try:
         return submit_run(slug, raw_params, client_key(request))
     except ParamError as error:
-        raise RunRefused({"error": str(error)}, 400) from None
+        raise ApiError({error.parameter: [str(error)]}) from None
     except QueueFull as error:
-        raise RunRefused(
-            {"error": str(error)}, 429, {"Retry-After": str(error.retry_after)}
-        ) from None
+        raise ApiError(str(error), 429, headers={"Retry-After": str(error.retry_after)}) from None
 
 
 def throttle_or_refuse(request) -> None:
@@ -79,11 +70,8 @@ def throttle_or_refuse(request) -> None:
     throttle = DemoRunThrottle()
     if not throttle.allow_request(request, None):
         wait = max(1, round(throttle.wait() or 1))
-        raise RunRefused(
-            {"error": f"too many demo runs from you; retry in {wait} s"},
-            429,
-            {"Retry-After": str(wait)},
-        )
+        message = f"too many demo runs from you; retry in {wait} s"
+        raise ApiError(message, 429, headers={"Retry-After": str(wait)})
 
 
 def run_urls(run: DemoRun) -> dict:
@@ -148,12 +136,12 @@ def run_response(run: DemoRun, cached: bool) -> dict:
 
 
 def finished_or_waiting(run: DemoRun, cached: bool) -> tuple[dict, int, dict]:
-    """(body, HTTP status, headers) of the synchronous run endpoint once its wait is over."""
+    """(body, HTTP status, headers) of the synchronous run endpoint once its wait is over;
+    ApiError for a failed run (422 past a limit, else 500)."""
     if run.status == DemoRun.SUCCEEDED:
         return run_response(run, cached), 200, {}
     if run.status == DemoRun.FAILED:
-        code = 422 if run.limit in ("cpu", "memory", "wall") else 500
-        return {"error": run.error}, code, {}
+        raise ApiError(run.error, 422 if run.limit in ("cpu", "memory", "wall") else 500)
     # Still queued or running after the wall-clock limit: the run goes on; poll its URL.
     body = {"id": run.pk, "status": run.status, **run_urls(run)}
     return body, 202, {"Location": body["url"], "Retry-After": "2"}

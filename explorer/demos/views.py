@@ -21,13 +21,13 @@ from explorer.demos import DEMOS
 from explorer.demos.base import LEVELS, Demo, ParamError, schema, validate_params
 from explorer.demos.models import DemoRun
 from explorer.demos.service import (
-    RunRefused,
     demo_or_404,
     fresh_run,
     queue_position,
     start_run,
     throttle_or_refuse,
 )
+from explorer.web.errors import ApiError
 
 LEVEL_TITLES = {
     "operators": "Concurrency in operators (§5)",
@@ -65,10 +65,9 @@ def start_demo_run(request, slug: str):
     try:
         throttle_or_refuse(request)
         run, _created = start_run(request, slug, raw)
-    except RunRefused as refused:
-        response = detail_page(
-            request, demo, raw, error=refused.body["error"], status=refused.status_code
-        )
+    except ApiError as refused:
+        error = "; ".join(refused.messages())
+        response = detail_page(request, demo, raw, error=error, status=refused.status)
         for name, value in refused.headers.items():
             response[name] = value
         return response

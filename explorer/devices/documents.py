@@ -17,7 +17,7 @@ from catalogue.devices import (
     devices,
 )
 from explorer.templatetags.explorer_tags import si
-from explorer.web.forms import query_problems
+from explorer.web.forms import QueryForm
 from explorer.web.links import link
 
 
@@ -44,21 +44,18 @@ CONVENTIONS = (
 )
 
 
-class DevicesError(ValueError):
-    def __init__(self, errors: dict[str, list[str]]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(m for ms in errors.values() for m in ms))
-
-
 def _choices(values) -> list[tuple[str, str]]:
     return [("", "")] + [(v, v) for v in values]
 
 
-class DevicesForm(forms.Form):
-    vendor = forms.ChoiceField(required=False, choices=())
+class DevicesForm(QueryForm):
+    vendor = forms.ChoiceField(required=False, choices=(), help_text="a vendor, e.g. NVIDIA")
     kind = forms.ChoiceField(required=False, choices=_choices(KINDS))
     ordering = forms.ChoiceField(
-        required=False, choices=_choices([*SORT_KEYS, *(f"-{k}" for k in SORT_KEYS)])
+        required=False,
+        choices=_choices([*SORT_KEYS, *(f"-{k}" for k in SORT_KEYS)]),
+        help_text="a column (name, vendor, memory, a bandwidth or a precision); '-' first for "
+        "descending; unknown values last",
     )
 
     def __init__(self, *args, **kwargs) -> None:
@@ -131,13 +128,9 @@ def value_counts(rows: list[dict]) -> dict[str, int]:
 
 
 def answer(query) -> dict[str, Any]:
-    """The document for a query string (a QueryDict); DevicesError when it is bad."""
-    if problems := query_problems(query, [*DevicesForm.base_fields, "format"]):
-        raise DevicesError(problems)
-    form = DevicesForm(query)
-    if not form.is_valid():
-        raise DevicesError({name: list(messages) for name, messages in form.errors.items()})
-    data = form.cleaned_data
+    """The document for a query string (a QueryDict); ApiError (a 400 keyed by parameter) when
+    it is bad."""
+    data = DevicesForm(query).checked()
     rows = [
         device_row(device)
         for device in devices().values()

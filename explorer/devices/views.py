@@ -6,13 +6,15 @@ from urllib.parse import urlsplit
 
 from django.shortcuts import render
 
-from .documents import COLUMNS, DevicesError, DevicesForm, answer
+from explorer.web.errors import ApiError
+
+from .documents import COLUMNS, DevicesForm, answer
 
 
 def devices_page(request):
     try:
         document = answer(request.GET)
-    except DevicesError as error:
+    except ApiError as error:
         context = {"errors": error.errors, "form": DevicesForm()}
         return render(request, "devices/devices.html", context, status=400)
     ordering = request.GET.get("ordering", "")

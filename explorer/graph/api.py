@@ -14,16 +14,18 @@ import csv
 import io
 
 import networkx as nx
+from django import forms
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.exceptions import NotFound, ValidationError
+from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import NotFound
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalogue import graph as citation_graph
+from catalogue.graph_store import catalogue_graph
 from catalogue.models import Citation, Work, fidelity_report
 from explorer.graph.documents import (
     CAVEAT,
@@ -37,8 +39,11 @@ from explorer.graph.documents import (
     snowball_document,
     title_text,
 )
-from explorer.graph.query import GraphForm, SnowballForm, WorkFilter, parse_query
+from explorer.graph.query import GraphForm, SnowballForm, parse_query, with_facets
+from explorer.web.errors import ApiError
+from explorer.web.forms import QueryForm, echoed
 from explorer.web.middleware import cached_for_anonymous
+from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
 
 GRAPH_FORMATS = {
@@ -59,29 +64,17 @@ class QueryFormatIgnored(DefaultContentNegotiation):
 
 
 @cached_for_anonymous
-class ReadOnlyGraphView(APIView):
+class ReadOnlyGraphView(DeclaredQuery, APIView):
     permission_classes = [AllowAny]
     renderer_classes = [FastJSONRenderer]
     content_negotiation_class = QueryFormatIgnored
     http_method_names = ["get", "head", "options"]
 
 
-# The works facets the graph pages filter by (ordering means nothing on a graph).
-FACET_FORM = (WorkFilter, ("ordering",))
-
-
-def refuse_unknown(request, allowed: set[str]) -> None:
-    """Only the parameters named, plus ?format=json (DRF's habit)."""
-    unknown = sorted(set(request.query_params) - allowed - {"format"})
-    if unknown:
-        raise ValidationError({name: ["unknown parameter"] for name in unknown})
-    check_json_format(request)
-
-
 def check_json_format(request) -> None:
-    fmt = request.query_params.get("format", "json")
+    fmt = request.query_params.get("format") or "json"
     if fmt != "json":
-        raise ValidationError({"format": f"this endpoint answers in json only, not {fmt!r}"})
+        raise ApiError({"format": [f"this endpoint answers in json only, not {echoed(fmt)}"]})
 
 
 # --- /api/graph/ -------------------------------------------------------------------------------
@@ -91,7 +84,7 @@ GRAPH_OTHER_FORMATS = [media for fmt, media in GRAPH_FORMATS.items() if fmt != "
 
 
 class CitationGraphView(ReadOnlyGraphView):
-    query_forms = [(GraphForm, ()), FACET_FORM]
+    query_form = with_facets(GraphForm, GRAPH_FORMATS)
 
     @extend_schema(
         summary="The citation graph (citing -> cited) of the current filter",
@@ -99,11 +92,6 @@ class CitationGraphView(ReadOnlyGraphView):
             "Nodes are works, edges citations, one per piece of evidence, each with its "
             "provenance, evidence source and excerpt. JSON is networkx node-link data. " + CAVEAT
         ),
-        parameters=[
-            OpenApiParameter(
-                "format", str, enum=list(GRAPH_FORMATS), description="Output format (json)."
-            ),
-        ],
         responses={
             (200, "application/json"): OpenApiTypes.OBJECT,
             **{(200, media.split(";")[0]): OpenApiTypes.STR for media in GRAPH_OTHER_FORMATS},
@@ -111,23 +99,22 @@ class CitationGraphView(ReadOnlyGraphView):
     )
     def get(self, request):
         """Queries: categories; graph version (+ works, citations when cold); evidence rows."""
-        fmt = request.query_params.get("format", "json")
+        fmt = request.query_params.get("format") or "json"
         if fmt not in GRAPH_FORMATS:
-            raise ValidationError(
-                {"format": f"format must be one of {', '.join(GRAPH_FORMATS)}, not {fmt!r}"}
-            )
+            message = f"format must be one of {', '.join(GRAPH_FORMATS)}, not {echoed(fmt)}"
+            raise ApiError({"format": [message]})
         taxonomy = Taxonomy.load()
-        query = parse_query(GraphForm, request.query_params, extra=["format"])
+        query = parse_query(GraphForm, request.query_params)
         if query.errors:
-            raise ValidationError(query.errors)
-        catalogue = citation_graph.catalogue_graph()
+            raise ApiError(query.errors)
+        catalogue = catalogue_graph()
         try:
             selection = select_graph(query, catalogue, taxonomy)
         except citation_graph.UnknownWorks as error:
             message = ego_message(error, catalogue)
             if error.keys[0] not in catalogue.graph:  # names no work: as ?citing= on citations
                 raise NotFound(message) from error
-            raise ValidationError([message]) from error
+            raise ApiError({"ego": [message]}) from error
 
         def document() -> dict | str:
             graph = export_graph(selection, query.provenances())
@@ -219,7 +206,7 @@ def edges_csv(graph: nx.MultiDiGraph) -> str:
 
 
 class SnowballView(ReadOnlyGraphView):
-    query_forms = [(SnowballForm, ()), FACET_FORM]
+    query_form = with_facets(SnowballForm)
 
     @extend_schema(
         summary="Replay citation snowballing on the catalogue's graph",
@@ -236,10 +223,10 @@ class SnowballView(ReadOnlyGraphView):
     def get(self, request):
         """Queries: categories; graph version (+ works, citations when cold)."""
         check_json_format(request)
-        query = parse_query(SnowballForm, request.query_params, extra=["format"])
+        query = parse_query(SnowballForm, request.query_params)
         if query.errors:
-            raise ValidationError(query.errors)
-        catalogue = citation_graph.catalogue_graph()
+            raise ApiError(query.errors)
+        catalogue = catalogue_graph()
         view = catalogue.view(provenances=query.provenances(), era=query.era())
         try:
             result = run_snowball(query, view)
@@ -252,7 +239,22 @@ class SnowballView(ReadOnlyGraphView):
 # --- /api/works/<key>/related/ -----------------------------------------------------------------
 
 
+class RelatedForm(QueryForm):
+    top = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_TOP,
+        help_text=f"How many of each, 1 to {MAX_TOP} (10).",
+        error_messages={
+            name: f"must be a whole number from 1 to {MAX_TOP}"
+            for name in ("invalid", "min_value", "max_value")
+        },
+    )
+
+
 class RelatedWorksView(ReadOnlyGraphView):
+    query_form = RelatedForm
+
     @extend_schema(
         summary="Co-citation and bibliographic-coupling neighbours of a work",
         description=(
@@ -260,27 +262,16 @@ class RelatedWorksView(ReadOnlyGraphView):
             "coupling: works citing some of the same works. Counts are over edges among "
             "references (the survey's own reference list is left out). " + CAVEAT
         ),
-        parameters=[
-            OpenApiParameter(
-                "top",
-                {"type": "integer", "minimum": 1, "maximum": MAX_TOP},
-                description=f"How many of each, 1 to {MAX_TOP} (10).",
-            )
-        ],
         responses={(200, "application/json"): OpenApiTypes.OBJECT},
     )
     def get(self, request, key: str):
         """Queries: graph version (+ works, citations when cold)."""
-        refuse_unknown(request, {"top"})
-        raw = request.query_params.get("top", "10")
-        if not raw.isdigit() or not 1 <= int(raw) <= MAX_TOP:
-            message = f"must be a whole number from 1 to {MAX_TOP}, not {raw!r}"
-            raise ValidationError({"top": message})
-        catalogue = citation_graph.catalogue_graph()
+        check_json_format(request)
+        top = RelatedForm(request.query_params).checked()["top"] or 10
+        catalogue = catalogue_graph()
         view = catalogue.view()
         if key not in view:
             raise NotFound(f"No reference with key {key!r} in the catalogue.")
-        top = int(raw)
 
         def describe(neighbours: list[citation_graph.Neighbour]) -> list[dict]:
             return [
@@ -317,6 +308,6 @@ class DataQualityView(ReadOnlyGraphView):
     def get(self, request):
         """Queries: graph version (+ works, citations when cold), then the four of the statuses
         and identities (fidelity_report)."""
-        refuse_unknown(request, set())
-        report = quality_report(citation_graph.catalogue_graph())
+        check_json_format(request)
+        report = quality_report(catalogue_graph())
         return Response(report | fidelity_report())

@@ -4,18 +4,17 @@ twin (api.py) answers with them. Pure but for the taxonomy's one query and the c
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 
 import networkx as nx
 from django.conf import settings
-from django.urls import get_script_prefix, get_urlconf, reverse
 
 from catalogue import bibtex, tree
 from catalogue import graph as citation_graph
-from catalogue.graph import CatalogueGraph, Snowball
-from catalogue.models import Category
+from catalogue.graph import Snowball
+from catalogue.graph_store import CatalogueGraph
+from catalogue.models import Category, Work
 from explorer.graph.query import Query
 from explorer.web.palette import NO_LEVEL_COLOUR, level_colours
 
@@ -148,24 +147,8 @@ def node_payload(selection: GraphSelection, key: str, attrs: dict) -> dict:
         "in_degree": selection.in_degree.get(key, 0),
         "out_degree": selection.out_degree.get(key, 0),
         "pagerank": round(selection.pagerank.get(key, 0.0), 4),
-        "url": work_path(key),
+        "url": Work.path_for(key),
     }
-
-
-def work_path(key: str) -> str:
-    """A work page's path, as reverse() gives it, without a reverse() per node (a graph lists
-    hundreds): the key put in the place of a placeholder (a BibTeX key needs no escaping:
-    letters, digits, _ . : -)."""
-    before, after = _work_path_parts(get_urlconf(), get_script_prefix())
-    return f"{before}{key}{after}"
-
-
-@functools.lru_cache(maxsize=8)
-def _work_path_parts(urlconf: str | None, prefix: str) -> tuple[str, str]:
-    before, _, after = reverse("works:work-detail", args=["0placeholder0"]).partition(
-        "0placeholder0"
-    )
-    return before, after
 
 
 def labelled(nodes: list[dict], size: str, centre: str) -> list[str]:

@@ -13,6 +13,7 @@ from django.http import QueryDict
 
 from catalogue import graph as citation_graph
 from catalogue.models import Provenance, Work
+from explorer.web.forms import QueryForm
 from explorer.works.filters import DEFAULT_ERA
 from explorer.works.filters import ERA_CHOICES as ERA_CHOICES  # for the graph pages' era switch
 from explorer.works.filters import WorkFilter as WorkFilter  # the facets, for the graph's API
@@ -36,7 +37,7 @@ def choice_error(name: str, values: Iterable[str]) -> dict[str, str]:
 PROVENANCE_FIELD_CHOICES = [c for c in Provenance.choices if c[0] != Provenance.SURVEY]
 
 
-class GraphForm(forms.Form):
+class GraphForm(QueryForm):
     """The graph's own parameters; the works facets go to explorer.works.filters.WorkFilter."""
 
     provenance = forms.MultipleChoiceField(
@@ -77,7 +78,7 @@ class GraphForm(forms.Form):
         return cleaned
 
 
-class SnowballForm(forms.Form):
+class SnowballForm(QueryForm):
     """The replay's own parameters; the inclusion filter is the works facets."""
 
     seeds = KeyListField(required=False)
@@ -110,8 +111,29 @@ class SnowballForm(forms.Form):
         return cleaned
 
 
+class SnowballPageForm(SnowballForm):
+    """The replay page's parameters: the API's and a download of what it collected."""
+
+    export = forms.ChoiceField(
+        required=False,
+        choices=[(f, f) for f in ("bibtex", "csv", "json")],
+        error_messages=choice_error("export", ["bibtex", "csv", "json"]),
+    )
+
+
 # The works facets, as the works list takes them (ordering means nothing on a graph).
 FACETS = [name for name in WorkFilter.base_filters if name != "ordering"]
+
+
+def with_facets(form_class: type[QueryForm], formats: Iterable[str] = ("json",)) -> type[QueryForm]:
+    """Every parameter of a graph endpoint: the page's own form, the works facets (checked by
+    WorkFilter) and ?format=, for the API's check of names and the schema
+    (explorer/web/query.py)."""
+    fields = {name: WorkFilter.base_filters[name].field for name in FACETS}
+    fields["format"] = forms.ChoiceField(
+        required=False, choices=[(f, f) for f in formats], help_text="Output format (json)."
+    )
+    return type(f"{form_class.__name__}WithFacets", (form_class,), fields)
 
 
 @dataclass
@@ -120,7 +142,7 @@ class Query:
 
     form: forms.Form
     facets: WorkFilter | None
-    errors: list[str]
+    errors: dict[str, list[str]]  # keyed by parameter
 
     @property
     def data(self) -> dict:
@@ -146,30 +168,15 @@ class Query:
         )
 
 
-def parse_query(form_class, data: QueryDict, extra: Iterable[str] = ()) -> Query:
+def parse_query(form_class: type[QueryForm], data: QueryDict) -> Query:
+    """The page's own parameters read by its form (which refuses unknown and repeated ones), the
+    facets by WorkFilter; their errors keyed by parameter."""
     own, facets = QueryDict(mutable=True), QueryDict(mutable=True)
     for name, values in data.lists():
         (facets if name in FACETS else own).setlist(name, values)
-    errors = []
-    unknown = sorted(set(own) - set(form_class.base_fields) - set(extra))
-    if unknown:
-        allowed = sorted({*form_class.base_fields, *FACETS, *extra})
-        errors.append(
-            f"unknown parameter(s): {', '.join(unknown)}; this page takes: {', '.join(allowed)}"
-        )
     form = form_class(own)
-    errors += form_messages(form)
+    errors = form.messages() if not form.is_valid() else {}
     works_filter = WorkFilter(facets, queryset=Work.objects.all()) if facets else None
     if works_filter is not None and not works_filter.is_valid():
-        errors += form_messages(works_filter.form)
+        errors |= works_filter.form.messages()
     return Query(form, works_filter, errors)
-
-
-def form_messages(form: forms.Form) -> list[str]:
-    if form.is_valid():
-        return []
-    return [
-        message if name == "__all__" else f"{name}: {message}"
-        for name, messages in form.errors.items()
-        for message in messages
-    ]

@@ -17,7 +17,8 @@ from django.utils.http import urlencode
 
 from catalogue import bibtex
 from catalogue import graph as citation_graph
-from catalogue.graph import CatalogueGraph, Snowball
+from catalogue.graph import Snowball
+from catalogue.graph_store import CatalogueGraph, catalogue_graph
 from catalogue.models import Provenance, Work, fidelity_report
 from explorer.graph.documents import (
     CAVEAT,
@@ -38,15 +39,17 @@ from explorer.graph.query import (
     PROVENANCE_FIELD_CHOICES,
     GraphForm,
     Query,
-    SnowballForm,
+    SnowballPageForm,
     parse_query,
 )
+from explorer.web.errors import named_messages
+from explorer.web.forms import NoParameters
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.script_json import script_json
 
 
-def bad_request(request, messages: list[str], back: str):
-    context = {"messages": messages, "back": back, "caveat": CAVEAT}
+def bad_request(request, errors: dict[str, list[str]], back: str):
+    context = {"messages": named_messages(errors), "back": back, "caveat": CAVEAT}
     return render(request, "graph/graph_bad_request.html", context, status=400)
 
 
@@ -106,11 +109,12 @@ def graph_page(request):
     query = parse_query(GraphForm, request.GET)
     if query.errors:
         return bad_request(request, query.errors, reverse("graph:graph"))
-    catalogue = citation_graph.catalogue_graph()
+    catalogue = catalogue_graph()
     try:
         selection = select_graph(query, catalogue, taxonomy)
     except citation_graph.UnknownWorks as error:
-        return bad_request(request, [ego_message(error, catalogue)], reverse("graph:graph"))
+        errors = {"ego": [ego_message(error, catalogue)]}
+        return bad_request(request, errors, reverse("graph:graph"))
     data = query.data
     ego_key = data.get("ego")
     drawing = lambda: drawing_context(selection, data)  # noqa: E731
@@ -163,19 +167,17 @@ def snowball_page(request):
     """Queries: categories; the graph version (+ works and citations when the cache is cold);
     the works facets (one query) when any is set; the collected works for a BibTeX export."""
     taxonomy = Taxonomy.load()
-    query = parse_query(SnowballForm, request.GET, extra=["export"])
-    export = request.GET.get("export", "")
-    if export not in ("", "bibtex", "csv", "json"):
-        query.errors.append(f"export must be bibtex, csv or json, not {export!r}")
+    query = parse_query(SnowballPageForm, request.GET)
     if query.errors:
         return bad_request(request, query.errors, reverse("graph:snowball"))
-    catalogue = citation_graph.catalogue_graph()
+    export = query.data["export"]
+    catalogue = catalogue_graph()
     view = catalogue.view(provenances=query.provenances(), era=query.era())
     try:
         result = run_snowball(query, view)
     except citation_graph.UnknownWorks as error:
-        message = f"seeds: unknown work key(s): {', '.join(error.keys)}"
-        return bad_request(request, [message], reverse("graph:snowball"))
+        errors = {"seeds": [f"unknown work key(s): {', '.join(error.keys)}"]}
+        return bad_request(request, errors, reverse("graph:snowball"))
     document = snowball_document(result, view, query)
     if export:
         return snowball_export(export, result, document)
@@ -268,10 +270,9 @@ def attach(response: HttpResponse, filename: str) -> HttpResponse:
 @cached_for_anonymous
 def data_quality(request):
     """Queries: the graph version (+ works and citations when the cache is cold)."""
-    if request.GET:
-        message = f"unknown parameter(s): {', '.join(sorted(request.GET))}; this page takes none"
-        return bad_request(request, [message], reverse("graph:data-quality"))
-    catalogue = citation_graph.catalogue_graph()
+    if errors := NoParameters(request.GET).parameter_errors():
+        return bad_request(request, errors, reverse("graph:data-quality"))
+    catalogue = catalogue_graph()
     context = {
         **coverage_context(catalogue),
         "report": quality_report(catalogue),

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalogue.version import per_version
 from explorer.hubs.documents import hub_document
 from explorer.hubs.hub import load_hub
-from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
+from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
 
 
 @cached_for_anonymous
-class HubView(APIView):
+class HubView(DeclaredQuery, APIView):  # no parameters
     permission_classes = [AllowAny]
     renderer_classes = [FastJSONRenderer]
     http_method_names = ["get", "head", "options"]
@@ -34,9 +34,6 @@ class HubView(APIView):
         responses={200: OpenApiTypes.OBJECT},
     )
     def get(self, request, slug: str):
-        unknown = sorted(set(request.query_params) - {"format"})
-        if unknown:
-            raise ValidationError({name: "unknown parameter (none allowed)" for name in unknown})
         # An unknown slug: Http404, answered in the error shape. The document depends on the node,
         # the catalogue and the site's address alone: kept per catalogue version and host.
         base = request.build_absolute_uri("/")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django.shortcuts import render
 
+from catalogue.version import per_version
 from explorer.hubs.curves import CostPlot, curves_svg
 from explorer.hubs.hub import load_hub, status_label
 from explorer.hubs.links import hub_links
 from explorer.hubs.wd_plot import wd_svg
-from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
 
 

@@ -5,66 +5,45 @@ from __future__ import annotations
 from typing import Any
 
 from catalogue.costs import FormulaError
-from explorer.web.errors import NON_FIELD
-from explorer.web.forms import query_problems
+from catalogue.version import per_version
+from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.links import link
-from explorer.web.memo import per_version
 
 from . import plan as planning
 from .data import catalogue_formulas, technique_links
-from .forms import PlannerForm
+from .forms import PlannerForm, relation_errors
 from .formulas import CatalogueIncomplete
-from .machine import BOUNDS, PlannerInputError, parse
+from .machine import PlannerInputError, parse
 from .networks import networks
-from .transformer import NETWORKS
+from .transformer import NETWORKS, is_transformer
 from .transformer_network import NETWORK_DEFAULTS
-
-PARAMETERS = frozenset({*PlannerForm.base_fields, *BOUNDS})
-
-
-class PlannerError(ValueError):
-    """A query the planner refuses: `messages` for the page, `errors` keyed by parameter (the API's
-    400, code "invalid"), `status`."""
-
-    def __init__(
-        self, messages: list[str], status: int = 400, errors: dict[str, list[str]] | None = None
-    ) -> None:
-        super().__init__("; ".join(messages))
-        self.messages, self.status = messages, status
-        self.errors = errors if errors is not None else {NON_FIELD: messages}
+from .transformer_plan import config_of
 
 
-def answer(query, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The planner's document for a query string (a QueryDict); PlannerError when it is bad
-    (unknown or repeated parameters among them; `extra` names parameters the caller reads, such
-    as the API's `format`). Without a query (the page as first opened), once per catalogue
+def answer(query) -> dict[str, Any]:
+    """The planner's document for a query string (a QueryDict); ApiError when it is bad, keyed
+    by the parameter at fault. Without a query (the page as first opened), once per catalogue
     version."""
     if not query:
-        return per_version("planner-default", lambda: _answer(query, extra))
-    return _answer(query, extra)
+        return per_version("planner-default", lambda: _answer(query))
+    return _answer(query)
 
 
-def _answer(query, extra: tuple[str, ...]) -> dict[str, Any]:
-    problems = query_problems(query, PARAMETERS | set(extra), repeatable={"strategy"})
-    if problems:
-        messages = [f"{name}: {m}" for name, texts in problems.items() for m in texts]
-        raise PlannerError(messages, errors=problems)
+def _answer(query) -> dict[str, Any]:
     form = PlannerForm(query)
-    if not form.is_valid():
-        errors = {name: [str(m) for m in messages] for name, messages in form.errors.items()}
-        raise PlannerError(form.error_messages(), errors=errors)
+    cleaned = form.checked()  # unknown, repeated, out of bounds, not for this network
     try:
         inputs = parse(form.query(), set(networks()) | set(NETWORKS), NETWORK_DEFAULTS)
+        layers = config_of(inputs).layers if is_transformer(inputs.network) else None
+        if errors := relation_errors(inputs, layers):
+            raise ApiError(errors)
         document = planning.plan(inputs, catalogue_formulas())
     except PlannerInputError as error:
-        name = str(error).split(" ", 1)[0]  # every message starts with the parameter it is about
-        key = name if name in PARAMETERS else NON_FIELD
-        raise PlannerError([str(error)], errors={key: [str(error)]}) from None
+        raise ApiError({error.parameter or NON_FIELD: [str(error)]}) from None
     except (CatalogueIncomplete, FormulaError) as error:
-        raise PlannerError(
-            [f"the catalogue's cost models cannot be composed: {error}"], 503
-        ) from None
-    chosen = form.cleaned_data["strategy"]
+        message = f"the catalogue's cost models cannot be composed: {error}"
+        raise ApiError(message, 503) from None
+    chosen = cleaned["strategy"]
     if chosen:
         document["strategies"] = [s for s in document["strategies"] if s["slug"] in chosen]
     _add_links(document)

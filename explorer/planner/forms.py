@@ -11,6 +11,8 @@ from typing import Any
 
 from django import forms
 
+from explorer.web.forms import AsciiNumber, QueryForm, WordChoiceField
+
 from .machine import (
     ALLREDUCE_ALGORITHMS,
     BOUNDS,
@@ -19,6 +21,7 @@ from .machine import (
     PRESETS,
     RECOMPUTE,
     SWITCHES,
+    TRANSFORMER_BOUNDS,
     Bound,
     Inputs,
 )
@@ -27,16 +30,35 @@ from .strategies import ALL_STRATEGY_SLUGS
 from .transformer import CUSTOM
 from .transformer import PRESETS as TRANSFORMERS
 
+# Parameters only a transformer reads: given with a CNN, they are refused, not ignored.
+TRANSFORMER_ONLY = frozenset(bound.name for bound in TRANSFORMER_BOUNDS)
+# Bounds between parameters, which a parameter's own schema cannot say (a 400 naming it).
+JOINT_BOUNDS = {
+    "micro_batches": "at most `batch` (a micro-batch holds at least one sample)",
+    "devices_per_node": "a node holds at most `devices_per_node` of the P devices (the last "
+    "node may hold fewer); with P ≤ devices_per_node every exchange stays inside one node",
+    "bits": "at most 8 × the bytes per value sent (`message_bytes`, else the precision's: "
+    "8·gamma in fp32, 16 in mixed precision)",
+    "micro_batch_size": "at most `batch`",
+    "pp": "at most the transformer's layers",
+    "tp": "at most `devices_per_node`",
+}
+
 
 def _bounded_field(bound: Bound) -> forms.Field:
     kind = "an integer" if bound.kind is int else "a number"
     message = f"{bound.name} ({bound.help}) must be {kind} between {bound.low:g} and {bound.high:g}"
-    field_class = forms.IntegerField if bound.kind is int else forms.FloatField
+    field_class = AsciiIntegerField if bound.kind is int else AsciiFloatField
     return field_class(
         required=False,
         min_value=bound.low,
         max_value=bound.high,
         label=bound.help + (f" ({bound.unit})" if bound.unit else ""),
+        help_text="; ".join(
+            [f"{bound.help}, {bound.low:g} to {bound.high:g} {bound.unit}".strip()]
+            + ([JOINT_BOUNDS[bound.name]] if bound.name in JOINT_BOUNDS else [])
+            + (["transformer networks only"] if bound.name in TRANSFORMER_ONLY else [])
+        ),
         error_messages={
             "invalid": message,
             "min_value": message,
@@ -46,36 +68,63 @@ def _bounded_field(bound: Bound) -> forms.Field:
     )
 
 
-class PlannerForm(forms.Form):
-    network = forms.ChoiceField(required=False, choices=[])
-    machine = forms.ChoiceField(
-        required=False, choices=[(slug, preset.name) for slug, preset in PRESETS.items()]
+class AsciiIntegerField(AsciiNumber, forms.IntegerField):
+    pass
+
+
+class AsciiFloatField(AsciiNumber, forms.FloatField):
+    pass
+
+
+class PlannerForm(QueryForm):
+    network = WordChoiceField(
+        required=False,
+        choices=[],
+        help_text="network: a survey CNN, a transformer preset, or `transformer` (a "
+        "configuration of your own: layers, hidden, heads, seq_len, vocab...)",
     )
-    allreduce = forms.ChoiceField(
+    machine = WordChoiceField(
+        required=False,
+        choices=[(slug, preset.name) for slug, preset in PRESETS.items()],
+        help_text="machine preset",
+    )
+    allreduce = WordChoiceField(
         required=False,
         choices=[(name, name) for name in ALLREDUCE_ALGORITHMS],
         label="allreduce of the hybrid's conv gradients",
     )
-    precision = forms.ChoiceField(
+    precision = WordChoiceField(
         required=False,
         choices=[(name, name) for name in PRECISIONS],
         label="precision (sets the bytes per value)",
+        help_text="bytes per value: fp32 (all gamma) or mixed (2-byte weights, gradients, "
+        "activations and messages, fp32 master weights and moments); each size overridable",
     )
-    optimizer = forms.ChoiceField(
+    optimizer = WordChoiceField(
         required=False,
         choices=[(name, name) for name in OPTIMIZERS],
         label="optimizer (sets the optimizer state per parameter)",
+        help_text="optimizer state values per parameter: sgd 0, momentum 1, adam 2 "
+        "(mixed precision: K = 4 + 4 per value, Adam's K = 12 as in ZeRO)",
     )
-    recompute = forms.ChoiceField(
+    recompute = WordChoiceField(
         required=False,
         choices=[(name, name) for name in RECOMPUTE],
         label="activation recomputation (full: keep segment inputs, one more forward pass; "
         "selective: transformers only)",
+        help_text="activation recomputation: none keeps every layer's output; full keeps "
+        "only each segment's input (a pipeline stage, else √layers contiguous layers) and "
+        "recomputes the segment in the backward pass: one more forward pass of compute; "
+        "transformers as Korthikanti et al. count it, where selective recomputes only the "
+        "attention scores (transformer networks only)",
     )
-    overlap = forms.ChoiceField(
+    overlap = WordChoiceField(
         required=False,
         choices=[(name, name) for name in SWITCHES],
         label="overlap the gradient exchange with the backward pass (data parallelism)",
+        help_text="true (the default, as PyTorch DDP does): the data-parallel gradient "
+        "allreduce runs in buckets of `bucket_mb` during the backward pass and only what "
+        "outlasts it is exposed; false: the whole exchange after the backward pass",
     )
     strategy = forms.MultipleChoiceField(
         required=False,
@@ -92,15 +141,16 @@ class PlannerForm(forms.Form):
         for name, bound in BOUNDS.items():
             self.fields[name] = _bounded_field(bound)
 
-    def error_messages(self) -> list[str]:
-        messages = []
-        for name, errors in self.errors.items():
-            for error in errors:
-                if name in BOUNDS:
-                    messages.append(str(error))
-                else:
-                    messages.append(f"{name}: {error}")
-        return messages
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        network = cleaned.get("network") or Inputs.network
+        if network not in TRANSFORMERS and network != CUSTOM:
+            # The page's form sends the defaults it shows (micro_batch_size=1): those change
+            # nothing; any other value would be ignored, so it is refused.
+            for name in sorted(TRANSFORMER_ONLY):
+                if cleaned.get(name) not in (None, getattr(Inputs, name, None)):
+                    self.add_error(name, f"{name} applies to transformer networks, not {network}")
+        return cleaned
 
     def query(self) -> dict[str, Any]:
         """The cleaned values that were given, for machine.parse."""
@@ -109,6 +159,30 @@ class PlannerForm(forms.Form):
             for name, value in self.cleaned_data.items()
             if name != "strategy" and value not in (None, "")
         }
+
+
+def relation_errors(inputs: Inputs, layers: int | None) -> dict[str, list[str]]:
+    """What the values cannot be together, once the presets have filled them in, keyed by the
+    parameter to change (`layers`: the transformer's, None for a CNN)."""
+    errors: dict[str, list[str]] = {}
+    if layers is not None and inputs.micro_batch_size > inputs.batch:
+        errors["micro_batch_size"] = [
+            f"micro_batch_size must be at most batch ({inputs.batch}): a micro-batch is part "
+            "of the batch"
+        ]
+    if layers is not None and inputs.pp and inputs.pp > layers:
+        errors["pp"] = [f"pp must be at most the network's layers ({layers}): one per stage"]
+    if layers is not None and inputs.tp and inputs.tp > inputs.devices_per_node:
+        errors["tp"] = [
+            f"tp must be at most devices_per_node ({inputs.devices_per_node}): tensor "
+            "parallelism stays inside a node"
+        ]
+    if layers is None and inputs.recompute == "selective":
+        errors["recompute"] = [
+            "recompute=selective (the attention scores only, Korthikanti et al.) applies to "
+            f"transformer networks; for {inputs.network} choose none or full"
+        ]
+    return errors
 
 
 def defaults() -> dict[str, Any]:

@@ -36,7 +36,12 @@ CHOICES: dict[str, tuple[str, ...]] = {
 
 
 class PlannerInputError(ValueError):
-    """An input out of its bounds; the message names the input and the bound (a 400)."""
+    """An input out of its bounds; the message names the input and the bound (a 400), and
+    `parameter` the query parameter at fault ("" when it is no single one)."""
+
+    def __init__(self, message: str, parameter: str = "") -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 @dataclass(frozen=True)
@@ -447,7 +452,9 @@ def parse(
     ones."""
     machine = str(query.get("machine") or "example")
     if machine not in PRESETS:
-        raise PlannerInputError(f"machine must be one of {', '.join(PRESETS)} (got {machine!r})")
+        raise PlannerInputError(
+            f"machine must be one of {', '.join(PRESETS)} (got {machine!r})", "machine"
+        )
     named = str(query.get("network") or Inputs.network)
     defaults = dict((network_defaults or {}).get(named, {}))
     values: dict[str, Any] = {**defaults, "machine": machine, **PRESETS[machine].values}
@@ -459,16 +466,17 @@ def parse(
             values[name] = _number(bound, raw)
     network = str(query.get("network") or Inputs.network)
     if network not in networks:
-        raise PlannerInputError(f"network must be one of {', '.join(sorted(networks))}")
+        raise PlannerInputError(f"network must be one of {', '.join(sorted(networks))}", "network")
     allreduce = str(query.get("allreduce") or "ring")
     if allreduce not in ALLREDUCE_ALGORITHMS:
-        raise PlannerInputError(f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}")
+        message = f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}"
+        raise PlannerInputError(message, "allreduce")
     choices = {}
     for name, allowed in CHOICES.items():
         default = values.pop(name, None)  # the network's (a transformer preset's), if any
         choice = str(query.get(name) or default or _default_text(name))
         if choice not in allowed:
-            raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}")
+            raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}", name)
         choices[name] = choice == "true" if allowed is SWITCHES else choice
     inputs = Inputs(network=network, allreduce=allreduce, **choices, **values)
     _check_relations(inputs)
@@ -491,7 +499,8 @@ def _number(bound: Bound, raw: Any) -> int | float:
         kind = "an integer" if bound.kind is int else "a number"
         raise PlannerInputError(
             f"{bound.name} ({bound.help}) must be {kind} between {bound.low:g} and "
-            f"{bound.high:g} (got {str(raw)[:40]!r})"
+            f"{bound.high:g} (got {str(raw)[:40]!r})",
+            bound.name,
         )
     return int(number) if bound.kind is int else number
 
@@ -500,11 +509,12 @@ def _check_relations(inputs: Inputs) -> None:
     if inputs.micro_batches > inputs.batch:
         raise PlannerInputError(
             f"micro_batches must be at most batch ({inputs.batch}): "
-            "a micro-batch holds at least one sample"
+            "a micro-batch holds at least one sample",
+            "micro_batches",
         )
     for name in ("tp", "pp", "dp"):
         if (getattr(inputs, name) or 1) > inputs.P:
-            raise PlannerInputError(f"{name} must be at most P ({inputs.P})")
+            raise PlannerInputError(f"{name} must be at most P ({inputs.P})", name)
     pinned = [getattr(inputs, name) for name in ("tp", "pp", "dp")]
     if all(pinned) and pinned[0] * pinned[1] * pinned[2] != inputs.P:
         raise PlannerInputError(f"tp·pp·dp must equal P ({inputs.P}): got {pinned}")
@@ -514,5 +524,6 @@ def _check_relations(inputs: Inputs) -> None:
             f"bits must be at most 8·gamma = {8 * messages}: quantization cannot add bits"
             if inputs.message_bytes is None and inputs.precision == "fp32"
             else f"bits must be at most 8·message bytes = {8 * messages}: "
-            "quantization cannot add bits"
+            "quantization cannot add bits",
+            "bits",
         )

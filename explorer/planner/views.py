@@ -10,10 +10,11 @@ from urllib.parse import urlencode
 from django.http import QueryDict
 from django.shortcuts import redirect, render
 
+from explorer.web.errors import ApiError
 from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 
-from .documents import PlannerError, answer
+from .documents import answer
 from .machine import (
     ALLREDUCE_ALGORITHMS,
     BOUNDS,
@@ -87,8 +88,8 @@ def planner_page(request):
     status = 200
     try:
         document = answer(request.GET)
-    except PlannerError as error:
-        context["errors"], status = error.messages, error.status
+    except ApiError as error:
+        context["errors"], status = error.messages(), error.status
         shown = {name: request.GET.get(name, "") for name in BOUNDS}
         context["inputs"] = {
             "network": request.GET.get("network", ""),
@@ -116,7 +117,7 @@ def planner_derivations(request):
     plan_query = _without(request.GET, "strategy")
     try:
         document = answer(request.GET)
-    except PlannerError:  # the planner's page says what is wrong, above its form
+    except ApiError:  # the planner's page says what is wrong, above its form
         return redirect(_with_query("planner:planner", request.GET))
     if document.get("layouts"):  # transformers show their derivations on the page itself
         return redirect(_with_query("planner:planner", plan_query))
@@ -177,13 +178,12 @@ def _page_context(document: dict[str, Any]) -> dict[str, Any]:
         return transformer_context(document)
     applicable = [s for s in document["strategies"] if s["applicable"]]
     longest = max((s["step_time"] for s in applicable), default=0.0) or 1.0
-    links = _Links()
     for strategy in document["strategies"]:
         strategy["bar"] = _bar(strategy, longest)
         strategy["shown"] = strategy_shown(strategy)
         for derivation in strategy["derivations"]:
             for model in derivation["cost_models"]:
-                links.add(model)
+                _add_links(model)
     for row in document["network"]["comparison"]:
         row["shown_paper"] = "—" if row["paper"] is None else number(row["paper"])
         difference = row["relative_difference"]
@@ -201,23 +201,13 @@ def _page_context(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class _Links:
-    """Each cost model's and work's address, reversed once per page (the derivations cite the
-    same ones many times; a `{% url %}` per citation was most of the page's rendering)."""
-
-    def __init__(self) -> None:
-        self.known: dict[tuple[str, object], str] = {}
-
-    def url(self, name: str, key: object) -> str:
-        if (name, key) not in self.known:
-            self.known[name, key] = link(name, key)
-        return self.known[name, key]
-
-    def add(self, model: dict[str, Any]) -> None:
-        model["url"] = self.url("costs:api-cost-model-evaluate", model["id"]) if model["id"] else ""
-        model["work_links"] = [
-            {"key": key, "url": self.url("works:work-detail", key)} for key in model["works"]
-        ]
+def _add_links(model: dict[str, Any]) -> None:
+    """A cost model's and its works' addresses (link() keeps each for the process: the
+    derivations cite the same ones many times)."""
+    model["url"] = link("costs:api-cost-model-evaluate", model["id"]) if model["id"] else ""
+    model["work_links"] = [
+        {"key": key, "url": link("works:work-detail", key)} for key in model["works"]
+    ]
 
 
 def _longest(document: dict[str, Any]) -> float:

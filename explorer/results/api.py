@@ -12,57 +12,28 @@ import io
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.exceptions import ValidationError
+from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalogue.models import StrategyFamily
+from explorer.web.forms import NoParameters
+from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
 
 from . import mlperf, mlperf_system
-from .documents import CSV_COLUMNS, SORT_KEYS, ResultsError, answer, csv_rows
-
-PARAMETERS = [
-    # A slug's pattern and the form's lengths, so that a value the schema allows is one the form
-    # reads (an unknown slug is still a 400: the catalogue's slugs are not in a static schema).
-    OpenApiParameter(
-        "technique",
-        {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$", "maxLength": 80},
-        description="a technique's slug (its results only)",
-    ),
-    OpenApiParameter(
-        "network",
-        {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"},
-        description="a network, e.g. resnet-50",
-    ),
-    OpenApiParameter("family", str, enum=list(StrategyFamily.values)),
-    OpenApiParameter("status", str, enum=["read", "recalled"]),
-    OpenApiParameter("year_min", {"type": "integer", "minimum": 1900, "maximum": 2100}),
-    OpenApiParameter("year_max", {"type": "integer", "minimum": 1900, "maximum": 2100}),
-    OpenApiParameter("devices_min", {"type": "integer", "minimum": 1, "maximum": 10**7}),
-    OpenApiParameter("devices_max", {"type": "integer", "minimum": 1, "maximum": 10**7}),
-    OpenApiParameter(
-        "ordering",
-        str,
-        enum=[*SORT_KEYS, *(f"-{k}" for k in SORT_KEYS)],
-        description="a figure (or year, devices, ratio); '-' first for descending",
-    ),
-]
+from .documents import CSV_COLUMNS, ResultsForm, answer, csv_rows
 
 
-class ReadOnlyView(APIView):
+class ReadOnlyView(DeclaredQuery, APIView):
+    query_form = ResultsForm
     permission_classes = [AllowAny]
     renderer_classes = [FastJSONRenderer]
     http_method_names = ["get", "head", "options"]
 
 
 def _document(request, answering=answer) -> dict:
-    try:
-        return answering(request.GET)
-    except ResultsError as error:
-        raise ValidationError(error.errors) from None
+    return answering(request.GET)  # ApiError: a 400 keyed by parameter
 
 
 def csv_response(rows: list[dict], columns: list[str], filename: str) -> HttpResponse:
@@ -84,7 +55,6 @@ class ResultsView(ReadOnlyView):
             "prediction (ratio predicted / measured) or why the planner cannot express it; "
             "`summary` per strategy family; `charts` the record charts' points."
         ),
-        parameters=PARAMETERS,
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
@@ -94,42 +64,21 @@ class ResultsView(ReadOnlyView):
 class ResultsCsvView(ReadOnlyView):
     @extend_schema(
         summary="The measured results as CSV (the same filters)",
-        parameters=PARAMETERS,
         responses={(200, "text/csv"): OpenApiTypes.STR, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
         return csv_response(csv_rows(_document(request)), CSV_COLUMNS, "results.csv")
 
 
-SLUG_PATTERN = {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"}
-MLPERF_PARAMETERS = [
-    PARAMETERS[0],
-    PARAMETERS[1],
-    OpenApiParameter(
-        "round",
-        {"type": "string", "pattern": "^[-a-zA-Z0-9_.]+$", "maxLength": 10},
-        description="a round, e.g. v4.0",
-    ),
-    OpenApiParameter("benchmark", SLUG_PATTERN | {"maxLength": 40}, description="e.g. resnet"),
-    OpenApiParameter("accelerator", SLUG_PATTERN | {"maxLength": 80}, description="a device slug"),
-    OpenApiParameter(
-        "submitter",
-        {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[^\\x00]*\\S[^\\x00]*$"},
-    ),
-    OpenApiParameter("division", str, enum=["closed", "open"]),
-    PARAMETERS[6],
-    PARAMETERS[7],
-    OpenApiParameter(
-        "ordering", str, enum=[*mlperf.SORT_KEYS, *(f"-{k}" for k in mlperf.SORT_KEYS)]
-    ),
-    OpenApiParameter("page", {"type": "integer", "minimum": 1, "maximum": 10**6}),
-    OpenApiParameter(
-        "page_size", {"type": "integer", "minimum": 1, "maximum": mlperf.MAX_PAGE_SIZE}
-    ),
-]
+class MlperfQueryView(ReadOnlyView):
+    query_form = mlperf.MlperfForm
 
 
-class MlperfView(ReadOnlyView):
+class NoQueryView(ReadOnlyView):
+    query_form = NoParameters
+
+
+class MlperfView(MlperfQueryView):
     @extend_schema(
         summary="MLPerf Training scores, read from the submitters' logs, with derived figures",
         description=(
@@ -137,17 +86,15 @@ class MlperfView(ReadOnlyView):
             "the source at its commit, and figures derived here, each with its formula; "
             "`charts` the chosen benchmark's chart points (resnet when none is chosen)."
         ),
-        parameters=MLPERF_PARAMETERS,
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
         return Response(_document(request, mlperf.answer))
 
 
-class MlperfCsvView(ReadOnlyView):
+class MlperfCsvView(MlperfQueryView):
     @extend_schema(
         summary="The MLPerf Training scores as CSV (the same filters)",
-        parameters=MLPERF_PARAMETERS,
         responses={(200, "text/csv"): OpenApiTypes.STR, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
@@ -155,7 +102,7 @@ class MlperfCsvView(ReadOnlyView):
         return csv_response(rows, mlperf.CSV_COLUMNS, "mlperf.csv")
 
 
-class MlperfSystemView(ReadOnlyView):
+class MlperfSystemView(NoQueryView):
     @extend_schema(
         operation_id="results_mlperf_system",
         summary="One MLPerf system and its scores",
@@ -165,7 +112,7 @@ class MlperfSystemView(ReadOnlyView):
         return Response(mlperf_system.system_document(pk))
 
 
-class MlperfScoreView(ReadOnlyView):
+class MlperfScoreView(NoQueryView):
     @extend_schema(
         operation_id="results_mlperf_system_benchmark",
         summary="One MLPerf system's benchmark: its score and every run with its log",

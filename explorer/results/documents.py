@@ -11,15 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.http import QueryDict
 
 from catalogue.bibtex import display_text
 from catalogue.models import Result, StrategyFamily, Technique
+from catalogue.version import per_version
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.networks import networks
-from explorer.web.forms import query_problems
+from explorer.web.forms import QueryForm
 from explorer.web.links import link
-from explorer.web.memo import per_version
 
 from .predictions import predict, summary
 
@@ -65,13 +64,7 @@ CSV_COLUMNS = [
 ]
 
 
-class ResultsError(ValueError):
-    def __init__(self, errors: dict[str, list[str]]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(m for ms in errors.values() for m in ms))
-
-
-class ResultsForm(forms.Form):
+class ResultsForm(QueryForm):
     technique = forms.SlugField(required=False, max_length=80, help_text="a technique's slug")
     network = forms.CharField(required=False, max_length=200, help_text="e.g. resnet-50")
     family = forms.ChoiceField(required=False, choices=[("", "")] + StrategyFamily.choices)
@@ -82,7 +75,11 @@ class ResultsForm(forms.Form):
     year_max = forms.IntegerField(required=False, min_value=1900, max_value=2100)
     devices_min = forms.IntegerField(required=False, min_value=1, max_value=10**7)
     devices_max = forms.IntegerField(required=False, min_value=1, max_value=10**7)
-    ordering = forms.ChoiceField(required=False, choices=[("", "")] + ORDERING_CHOICES)
+    ordering = forms.ChoiceField(
+        required=False,
+        choices=[("", "")] + ORDERING_CHOICES,
+        help_text="a figure (or year, devices, ratio); '-' first for descending",
+    )
 
     def clean_technique(self) -> str:
         slug = self.cleaned_data["technique"]
@@ -235,35 +232,10 @@ def worst_predicted(rows: list[dict], count: int = 3) -> list[dict]:
     ]
 
 
-def query_errors(query, form_class: type[forms.Form] | None = None) -> dict[str, list[str]]:
-    """Unknown, repeated and empty parameters, named (the page refuses the first two as the API
-    does). An empty value is in none of the schema's enums, ranges or patterns: a parameter is
-    given with a value or left out (the page leaves its blank form fields out first)."""
-    errors = query_problems(query, set((form_class or ResultsForm).base_fields) | {"format"})
-    for name in query:
-        if name not in errors and not query[name].strip():
-            errors[name] = [f"{name} is empty; give it a value or leave it out"]
-    return errors
-
-
-def without_blanks(query, form_class: type[forms.Form] | None = None) -> QueryDict:
-    """The query without the blank fields a browser's form sends (the page's, not the API's);
-    an unknown name stays, to be refused."""
-    given = QueryDict(mutable=True)
-    for name, values in query.lists():
-        kept = [value for value in values if value.strip()]
-        if kept or name not in (form_class or ResultsForm).base_fields:
-            given.setlist(name, kept or values)
-    return given
-
-
 def answer(query) -> dict[str, Any]:
-    """The document for a query string (a QueryDict); ResultsError when it is bad."""
-    if errors := query_errors(query):
-        raise ResultsError(errors)
+    """The document for a query string (a QueryDict); ApiError when it is bad."""
     form = ResultsForm(query)
-    if not form.is_valid():
-        raise ResultsError({name: list(messages) for name, messages in form.errors.items()})
+    form.checked()
     rows = all_rows()
     chosen = ordered(filtered(rows, form.cleaned_data), form.cleaned_data["ordering"])
     encoded = query.urlencode()

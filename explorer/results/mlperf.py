@@ -15,9 +15,10 @@ from typing import Any
 from django import forms
 
 from catalogue.models import Technique
+from explorer.web.errors import ApiError
+from explorer.web.forms import QueryForm
 from explorer.web.links import link
 
-from .documents import ResultsError, query_errors
 from .mlperf_charts import chart_data
 from .mlperf_rows import all_rows
 
@@ -46,7 +47,7 @@ CSV_COLUMNS = [
 ]
 
 
-class MlperfForm(forms.Form):
+class MlperfForm(QueryForm):
     technique = forms.SlugField(required=False, max_length=80)
     network = forms.CharField(required=False, max_length=200)
     round = forms.RegexField(SLUG, required=False, max_length=10, help_text="e.g. v4.0")
@@ -115,20 +116,15 @@ def ordered(rows: list[dict], ordering: str) -> list[dict]:
 
 
 def answer(query) -> dict[str, Any]:
-    """The document for a query string (a QueryDict); ResultsError when it is bad."""
-    if errors := query_errors(query, MlperfForm):
-        raise ResultsError(errors)
-    form = MlperfForm(query)
-    if not form.is_valid():
-        raise ResultsError({name: list(messages) for name, messages in form.errors.items()})
-    data = form.cleaned_data
+    """The document for a query string (a QueryDict); ApiError when it is bad."""
+    data = MlperfForm(query).checked()
     rows = all_rows()
     chosen = ordered(filtered(rows, data), data["ordering"])
     size = data["page_size"] or PAGE_SIZE
     pages = max(1, math.ceil(len(chosen) / size))
     page = data["page"] or 1
     if page > pages:
-        raise ResultsError({"page": [f"page {page} is beyond the last one ({pages})"]})
+        raise ApiError({"page": [f"page {page} is beyond the last one ({pages})"]})
     encoded = query.urlencode()
     return {
         "count": len(chosen),

@@ -11,9 +11,10 @@ import html
 from collections import defaultdict
 from typing import Any
 
+from catalogue.version import per_version
 from explorer.web.script_json import script_json
 
-from .mlperf_rows import all_rows, in_process
+from .mlperf_rows import all_rows
 
 
 def _point(row: dict) -> dict[str, Any]:
@@ -56,7 +57,7 @@ def _aggregates() -> dict[str, dict[str, list[dict]]]:
 
 
 def _aggregates_kept() -> dict[str, dict[str, list[dict]]]:
-    return in_process("mlperf-charts", _aggregates)
+    return per_version("mlperf-charts", _aggregates, in_process=True)
 
 
 def chart_data(benchmark: str) -> dict[str, Any]:
@@ -172,7 +173,7 @@ def _all_figure_texts() -> dict[str, dict[str, str]]:
 def figure_texts(benchmark: str) -> dict[str, str]:
     """The benchmark's three figures as the text of their script elements, encoded once per
     catalogue version (encoding them was a third of the page's time)."""
-    texts = in_process("mlperf-figure-texts", _all_figure_texts)
+    texts = per_version("mlperf-figure-texts", _all_figure_texts, in_process=True)
     if benchmark in texts:
         return texts[benchmark]
     return {name: script_json(f) for name, f in figures(chart_data(benchmark)).items()}

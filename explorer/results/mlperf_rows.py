@@ -1,22 +1,20 @@
 """MLPerf Training scores as the results room shows them: one row per (round, system, benchmark)
 with its derived figures, read in a fixed number of queries and kept once per catalogue version
-(explorer/web/memo.py), with the charts' aggregates; the runs of one system, for its pages."""
+(catalogue/version.py), with the charts' aggregates; the runs of one system, for its pages."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from typing import Any
 
 from catalogue.devices import devices
-from catalogue.graph import graph_version
 from catalogue.models import MlperfBenchmark, MlperfRound, MlperfRun, MlperfScore, MlperfSystem
+from catalogue.version import per_version
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.network_model import from_transformer
 from explorer.planner.networks import networks, totals
 from explorer.planner.transformer import PRESETS
 from explorer.web.links import link
-from explorer.web.memo import per_version
 
 from .mlperf_figures import (
     FlopCount,
@@ -177,23 +175,8 @@ def compute_rows() -> list[dict[str, Any]]:
     return rows
 
 
-# This process's copy of the latest rows and aggregates, by name: unpickling 5,000 rows from the
-# shared cache on every request cost 100 ms (bench/mlperf_bench.py). Read-only once built.
-_latest: dict[str, tuple[str, Any]] = {}
-
-
-def in_process[T](name: str, compute: Callable[[], T]) -> T:
-    """`per_version`, with this process's copy of the latest value in front of it."""
-    version = graph_version()
-    kept = _latest.get(name)
-    if kept is None or kept[0] != version:
-        kept = (version, per_version(name, compute))
-        _latest[name] = kept
-    return kept[1]
-
-
 def all_rows() -> list[dict[str, Any]]:
-    return in_process("mlperf-rows", compute_rows)
+    return per_version("mlperf-rows", compute_rows, in_process=True)
 
 
 def system_runs(system: MlperfSystem) -> list[MlperfRun]:

@@ -4,25 +4,19 @@ from __future__ import annotations
 
 from django.shortcuts import render
 
+from explorer.web.errors import ApiError
 from explorer.web.links import link
 
 from . import mlperf, mlperf_charts, mlperf_system
 from .charts import figures
-from .documents import (
-    FIGURE_NAMES,
-    SORT_KEYS,
-    ResultsError,
-    ResultsForm,
-    answer,
-    without_blanks,
-)
+from .documents import FIGURE_NAMES, SORT_KEYS, ResultsForm, answer
 
 
 def results_page(request):
-    query = without_blanks(request.GET)
+    query = request.GET
     try:
         document = answer(query)
-    except ResultsError as error:
+    except ApiError as error:
         context = {"errors": error.errors, "form": ResultsForm()}
         return render(request, "results/results.html", context, status=400)
     context = {
@@ -46,10 +40,10 @@ def _shared_filters(query) -> str:
 
 
 def mlperf_page(request):
-    query = without_blanks(request.GET, mlperf.MlperfForm)
+    query = request.GET
     try:
         document = mlperf.answer(query)
-    except ResultsError as error:
+    except ApiError as error:
         context = {"errors": error.errors, "form": mlperf.MlperfForm()}
         return render(request, "results/mlperf.html", context, status=400)
     context = {

@@ -4,37 +4,21 @@ template gets it without a load).
 reverse() costs about 20 microseconds, and pages link a lot: /techniques/ has about 140 links,
 every page 17 in its menu. The URLs do not change while the process runs, so a URL name with
 the same arguments (strings and numbers only), the same current app, script prefix and URLconf
-gives the same path: it is reversed once. Anything else goes through Django's own tag.
+gives the same path: it is reversed once (explorer/web/links.py's cache, which `link` uses too).
+Anything else goes through Django's own tag.
 """
 
 from __future__ import annotations
 
-import functools
-
 from django import template
 from django.conf import settings
 from django.template import defaulttags
-from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
+from django.urls import NoReverseMatch, get_script_prefix, get_urlconf
 from django.utils.html import conditional_escape
 
+from explorer.web.links import SIMPLE, cached_reverse
+
 register = template.Library()
-SIMPLE = (str, int)
-
-
-@functools.lru_cache(maxsize=20_000)
-def cached_reverse(
-    view_name: str, args: tuple, kwargs: tuple, current_app, prefix: str, urlconf
-) -> str:
-    return reverse(
-        view_name, urlconf=urlconf, args=args, kwargs=dict(kwargs), current_app=current_app
-    )
-
-
-def reverse_cached(view_name: str, *args: str | int) -> str:
-    """reverse() with positional arguments, kept for the process like {% url %} (for tags that
-    write many links)."""
-    urlconf = get_urlconf() or settings.ROOT_URLCONF
-    return cached_reverse(view_name, args, (), None, get_script_prefix(), urlconf)
 
 
 class CachedURLNode(defaulttags.URLNode):

@@ -13,8 +13,8 @@ from html import escape
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from explorer.templatetags.cached_url import reverse_cached
 from explorer.templatetags.explorer_tags import formula, reader_note, reader_wording, work_url
+from explorer.web.links import link
 
 register = template.Library()
 
@@ -63,7 +63,7 @@ def formula_row(summary: dict) -> str:
     unit = f" <small>{escape(summary['unit'])}</small>" if summary["unit"] else ""
     confirmed, doubtful = summary["confirmed"], summary["doubtful"]
     note = summary["status_note"]
-    evaluate = reverse_cached("costs:api-cost-model-evaluate", summary["id"])
+    evaluate = link("costs:api-cost-model-evaluate", summary["id"])
     return (
         f"\n  <tr>\n    <td>{escape(summary['label'])}{asymptotic}</td>\n"
         f"    <td>{formula(summary['formula'])}{unit}</td>\n"

@@ -6,7 +6,6 @@ from urllib.parse import urlencode
 
 from django import template
 from django.core.serializers.json import DjangoJSONEncoder
-from django.urls import get_script_prefix
 from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -16,8 +15,8 @@ from catalogue.constants import ENTRY_TYPE_WORDS
 from catalogue.costs import FormulaError
 from catalogue.mathml import formula_mathml
 from catalogue.models import FormulaStatus, Work
-from explorer.templatetags.cached_url import reverse_cached
-from explorer.web.links import PLACEHOLDER, path_template
+from catalogue.paths import path_parts
+from explorer.web.links import link
 
 register = template.Library()
 
@@ -62,7 +61,7 @@ def facet_tree(context, nodes: list) -> SafeString:
         if name not in ("page", "level", "category")
         for value in values
     ]
-    hub = path_template("hubs:hub", get_script_prefix())
+    hub_before, hub_after = path_parts("hubs:hub")
 
     def item(node) -> str:
         changed = ("category" if node.parent_id else "level", node.code)
@@ -72,7 +71,7 @@ def facet_tree(context, nodes: list) -> SafeString:
         return (
             f'<li{empty}><a href="{escape("?" + urlencode([*kept, changed]))}">{section}'
             f"{escape(node.name)}</a> ({node.work_count}) "
-            f'<a class="hub-link" href="{escape(hub.replace(PLACEHOLDER, node.code))}" '
+            f'<a class="hub-link" href="{escape(hub_before + node.code + hub_after)}" '
             f'aria-label="the hub of {escape(node.name)}" title="everything on this section">'
             f"hub</a>{badge if node.extends else ''}"
         )
@@ -185,7 +184,7 @@ def planner_link(slug: str) -> str:
     if slug not in PLANNER_LINKS:
         return ""
     query, words = PLANNER_LINKS[slug]
-    href = f"{reverse_cached('planner:planner')}?{query}"
+    href = f"{link('planner:planner')}?{query}"
     return format_html('<a class="planner-link" href="{}">{}</a>', href, words)
 
 
@@ -204,7 +203,7 @@ def get_item(mapping: dict, key: str):
 # How the data's own notes name their sources, and what a reader is told instead. The notes come
 # from the fixtures ("S1 (ref-sections.csv, confirmed); likely_sections: 6.3"); /sources/ explains
 # each source, and every mention links there.
-SOURCE_KEY = re.compile(r"\bS(10|[1-9])\b")
+NOTE_LINKS = re.compile(r"\bS(10|[1-9])\b|the facts record")
 NOTE_WORDING = [
     (
         re.compile(r"^(S\d+(?:\([^)]*\))?)\s*\(ref-sections\.csv, confirmed\)"),
@@ -238,7 +237,7 @@ def reader_wording(text: str) -> str:
 def reader_note(text: str) -> SafeString:
     """A note in the reader's words, as HTML: each source key (S1, S2...) and the facts record
     link to their explanation on /sources/."""
-    return _reader_note(text or "", reverse_cached("works:sources"))
+    return _reader_note(text or "", link("works:sources"))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -247,11 +246,13 @@ def _reader_note(text: str, sources: str) -> SafeString:
 
     def link(match: re.Match) -> str:
         number = match.group(1)
+        if number is None:
+            return f'<a href="{sources}#facts">the facts record</a>'
         title = SOURCE_TITLES.get(number, "a source of the facts record")
         return f'<a href="{sources}#s{number}" title="{title}">S{number}</a>'
 
-    html = SOURCE_KEY.sub(link, html)
-    html = html.replace("the facts record", f'<a href="{sources}#facts">the facts record</a>')
+    # One pass, so that a link's title ("a source of the facts record") is not linked again.
+    html = NOTE_LINKS.sub(link, html)
     return mark_safe(html)  # noqa: S308 - escaped above; only our own links added
 
 
@@ -348,7 +349,7 @@ def cost_model_row(model) -> SafeString:
         f'title="{escape(reader_wording(model.status_note))}">'
         f"{escape(FormulaStatus(model.status).label)}</span>"
     )
-    evaluate = reverse_cached("costs:api-cost-model-evaluate", model.pk)
+    evaluate = link("costs:api-cost-model-evaluate", model.pk)
     return mark_safe(  # noqa: S308 - every value above is escaped or our own markup
         f"<tr>\n        <td>{escape(model.label)}{asymptotic}</td>\n"
         f"        <td>{formula(model.formula)}{unit}</td>\n"
@@ -383,7 +384,7 @@ def technique_article(technique) -> SafeString:
     category = technique.category
     demo = ""
     if technique.demo_slug:
-        demo_path = reverse_cached("demos:demo-detail", technique.demo_slug)
+        demo_path = link("demos:demo-detail", technique.demo_slug)
         demo = f' · <a href="{escape(demo_path)}">run the demo</a>'
     models = list(technique.cost_models.all())
     if models:
@@ -399,7 +400,7 @@ def technique_article(technique) -> SafeString:
     return mark_safe(  # noqa: S308 - every value is escaped or our own markup
         f'\n  <article class="technique" id="technique-{escape(technique.slug)}">\n'
         f"    <h3>{escape(technique.name)}</h3>\n"
-        f'    <p class="category"><a href="{escape(reverse_cached("hubs:hub", category.code))}">'
+        f'    <p class="category"><a href="{escape(link("hubs:hub", category.code))}">'
         f"{escape(category)}</a>{demo} {planner_link(technique.slug)}</p>\n"
         f"    <p>{reader_note(technique.summary)}</p>\n"
         f"    {costs}\n    {works}\n  </article>\n  "

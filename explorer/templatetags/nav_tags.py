@@ -19,7 +19,7 @@ from django.template.loader import render_to_string
 from django.urls import get_script_prefix, get_urlconf
 from django.utils.safestring import SafeString
 
-from explorer.templatetags.cached_url import reverse_cached
+from explorer.web.links import link
 
 register = template.Library()
 
@@ -91,7 +91,7 @@ def nav_groups(view_name: str) -> list[NavGroup]:
     """The navigation as seen from the page `view_name` ("works:work-list"; "" if unknown)."""
     groups = []
     for slug, label, links in NAV:
-        items = [NavLink(reverse_cached(name), text, name == view_name) for name, text, _ in links]
+        items = [NavLink(link(name), text, name == view_name) for name, text, _ in links]
         below = any(view_name == name or _under(view_name, pages) for name, _, pages in links)
         groups.append(NavGroup(slug, label, items, below))
     return groups

@@ -8,12 +8,12 @@ writes the same HTML from the tree the view already has.
 from __future__ import annotations
 
 from django import template
-from django.urls import get_script_prefix, reverse
+from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString
 
+from catalogue.paths import path_parts
 from explorer.templatetags.explorer_tags import reader_note, tree_html
-from explorer.web.links import PLACEHOLDER, path_template
 
 register = template.Library()
 
@@ -25,7 +25,7 @@ CONFIRMED = "confirmed"
 def category_tree(roots: list, era: str) -> SafeString:
     """The <li> of every node of `roots` and their descendants: its hub, its works (of `era`),
     its status and its description."""
-    hub = path_template("hubs:hub", get_script_prefix())
+    hub_before, hub_after = path_parts("hubs:hub")
     works = reverse("works:work-list")
     # The survey's list is the default: the other eras' links keep the era.
     era_query = f"&amp;era={escape(era)}" if era and era != "survey" else ""
@@ -36,7 +36,7 @@ def category_tree(roots: list, era: str) -> SafeString:
         facet = "category" if node.parent_id else "level"
         count = node.work_count
         return (
-            f'\n<li>\n  <a href="{escape(hub.replace(PLACEHOLDER, node.code))}"><strong>'
+            f'\n<li>\n  <a href="{escape(hub_before + node.code + hub_after)}"><strong>'
             f"{section}{escape(node.name)}</strong></a>\n"
             f'  <a class="count" href="{escape(works)}?{facet}={code}{era_query}">'
             f"{count} work{'' if count == 1 else 's'}</a>"

@@ -9,9 +9,12 @@ one human sentence; `errors` maps each parameter or field at fault to its messag
 the error is not about one). Messages that concern no single parameter are under
 `non_field_errors`.
 
-Three producers, one shape: the DRF exception handler (views of the API), ApiErrorMiddleware
-(Django's own 404, 405, 413 and 500 answers under /api/, which would otherwise be HTML), and
-`error_response` for the few answers written by hand (throttled cache hits, NUL bytes, demo runs).
+A view refuses a request by raising `ApiError` (status, code, errors keyed by parameter): the
+planner, the demos, the cost models and the query forms alike. It is rendered in this shape by
+`api_exception_handler` (DRF's views) or ApiErrorMiddleware (plain Django views under /api/);
+the pages catch it and show `errors` next to their fields. The middleware also writes Django's
+own 404, 405, 413 and 500 answers under /api/ (HTML otherwise) in the shape; `error_response`
+is for the few answers written outside a view (throttled cache hits, NUL bytes).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ STATUS_CODES = {
     422: "unprocessable",
     429: "throttled",
     500: "server_error",
+    503: "unavailable",
 }
 
 
@@ -60,6 +64,35 @@ def error_body(status: int, detail: str, errors: dict | None = None, code: str =
         "detail": detail,
         "errors": errors or {},
     }
+
+
+class ApiError(Exception):
+    """A request refused: its HTTP `status`, a `code` (invalid, unavailable, throttled, ...) and
+    `errors`, the messages keyed by the parameter or field at fault. A message alone (a str) is
+    about no single parameter: under NON_FIELD for a 400, else the detail of an error with no
+    `errors` (a 429, a 503). `headers` go with the answer (Retry-After)."""
+
+    def __init__(
+        self,
+        errors: dict[str, list[str]] | str,
+        status: int = 400,
+        code: str = "",
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        if isinstance(errors, str):
+            self.detail, errors = errors, ({NON_FIELD: [errors]} if status == 400 else {})
+        else:
+            self.detail = summary(errors)
+        self.errors, self.status, self.headers = errors, status, headers or {}
+        self.code = code or ("invalid" if status == 400 else STATUS_CODES.get(status, "error"))
+        super().__init__(self.detail)
+
+    def messages(self) -> list[str]:
+        """Every message, each naming its parameter (for a page's list of errors)."""
+        return named_messages(self.errors) or [self.detail]
+
+    def response(self) -> JsonResponse:
+        return error_response(self.status, self.detail, self.errors, self.code, self.headers)
 
 
 def error_response(
@@ -87,17 +120,24 @@ def flat_messages(value) -> list[str]:
     return [str(value)]
 
 
+def named_messages(errors: dict[str, list[str]]) -> list[str]:
+    """Each message naming its parameter (general messages are said as they are)."""
+    return [
+        message if name == NON_FIELD else f"{name}: {message}"
+        for name, messages in errors.items()
+        for message in messages
+    ]
+
+
 def summary(errors: dict[str, list[str]]) -> str:
-    """One sentence naming each parameter at fault (general messages are said as they are)."""
-    parts = []
-    for name, messages in errors.items():
-        for message in messages:
-            parts.append(message if name == NON_FIELD else f"{name}: {message}")
-    return "; ".join(parts) or "Invalid input."
+    """One sentence naming each parameter at fault."""
+    return "; ".join(named_messages(errors)) or "Invalid input."
 
 
 def api_exception_handler(exc, context):
     """DRF's handler (which also turns Http404 and PermissionDenied into API errors), reshaped."""
+    if isinstance(exc, ApiError):
+        return exc.response()
     response = exception_handler(exc, context)
     if response is None:
         return None  # unexpected: a 500, shaped by ApiErrorMiddleware
@@ -131,9 +171,10 @@ def is_error_shape(response: HttpResponse) -> bool:
 
 
 class ApiErrorMiddleware:
-    """Under /api/, every error answer is the JSON error shape: Django's own 404 (unknown paths),
-    405, 413 (a body over DATA_UPLOAD_MAX_MEMORY_SIZE) and the 500 of an unexpected exception
-    are rewritten; answers already in the shape pass through. Outermost but for security headers,
+    """Under /api/, every error answer is the JSON error shape: an ApiError a plain view raised,
+    Django's own 404 (unknown paths), 405, 413 (a body over DATA_UPLOAD_MAX_MEMORY_SIZE) and the
+    500 of an unexpected exception; answers already in the shape pass through, and nothing else
+    is read for its words. Outermost but for security headers,
     so that errors raised by other middlewares are caught too."""
 
     def __init__(self, get_response):
@@ -144,39 +185,21 @@ class ApiErrorMiddleware:
         if not is_api(request) or response.status_code < 400 or is_error_shape(response):
             return response
         status = response.status_code
-        reshaped = error_response(status, *written_detail(response, request))
+        reshaped = error_response(status, default_detail(request, status))
         for name in ("Retry-After", "Allow", "WWW-Authenticate"):
             if name in response:
                 reshaped[name] = response[name]
         return reshaped
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if is_api(request) and isinstance(exception, ApiError):
+            return exception.response()
         if is_api(request) and isinstance(exception, RequestDataTooBig):
             return error_response(413, default_detail(request, 413))  # Django would say 400
         if not is_api(request) or isinstance(exception, DJANGO_ANSWERED):
             return None  # Django answers these (400, 403, 404, 413); __call__ reshapes them
         logger.exception("Unexpected error on %s %s", request.method, request.path)
         return error_response(500, "The server failed to answer this request.")
-
-
-def written_detail(response: HttpResponse, request: HttpRequest) -> tuple[str, dict]:
-    """(detail, errors) of a JSON error written by hand ({"format": "..."}, {"error": "..."}),
-    or Django's default words for its own answers."""
-    body = None
-    if response.get("Content-Type", "").startswith("application/json"):
-        try:
-            body = json.loads(response.content)
-        except ValueError:
-            body = None
-    if isinstance(body, dict) and body:
-        text = body.get("detail") or body.get("error")
-        if isinstance(text, str) and len(body) == 1:
-            return text, {}
-        if set(body) == {"errors"} and isinstance(body["errors"], list):
-            body = {NON_FIELD: body["errors"]}  # a list of messages, each naming its parameter
-        errors = field_messages(body)
-        return summary(errors), errors
-    return default_detail(request, response.status_code), {}
 
 
 def default_detail(request: HttpRequest, status: int) -> str:

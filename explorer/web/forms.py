@@ -1,8 +1,9 @@
 """Django form fields for query-string parameters, shared by the pages and their JSON twins.
 
 A query parameter may be given several times (?N=1&N=2) or empty (?N=, a blank form field): the
-fields here see every value, count an empty one as not given, and refuse a repeated one. Their
-messages name the parameter and what it allows, e.g. "N must be between 1 and 1024 (got 0)".
+fields here count an empty one as not given; QueryForm's cleaning is the one place that refuses a
+parameter it does not declare and a repeated one. Messages name the parameter and what it
+allows, e.g. "N must be between 1 and 1024 (got 0)".
 """
 
 from __future__ import annotations
@@ -11,27 +12,12 @@ import math
 from collections.abc import Iterable
 
 from django import forms
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-
-def query_problems(
-    data, allowed: Iterable[str], repeatable: Iterable[str] = ()
-) -> dict[str, list[str]]:
-    """Unknown and repeated parameters of a query string (a QueryDict), keyed by parameter: a
-    misspelt name is not silently ignored, and a repeated one does not silently take its last
-    value. `allowed` lists every parameter the endpoint reads; `repeatable` those that may repeat
-    (a multiple choice)."""
-    allowed, repeatable = set(allowed), set(repeatable)
-    problems: dict[str, list[str]] = {}
-    for name in data:
-        if name not in allowed:
-            problems[name] = [
-                f"unknown parameter {name!r}; this endpoint takes: {', '.join(sorted(allowed))}"
-            ]
-        elif name not in repeatable and len(data.getlist(name)) > 1:
-            problems[name] = [f"{name} is given {len(data.getlist(name))} times; give it once"]
-    return problems
+from explorer.web.errors import NON_FIELD, ApiError
+from explorer.web.words import echoed, repeated_message, unknown_message
 
 
 class EveryValue(forms.Widget):
@@ -69,11 +55,8 @@ class QueryParameter(forms.Field):
         self.name, self.default = name, default
 
     def to_python(self, values: list[str]) -> object:
-        if not values:
-            return self.default
-        if len(values) > 1:
-            raise forms.ValidationError(f"{self.name} is given {len(values)} times; give it once")
-        return self.read(values[0])
+        # A repeated parameter is refused by the form's check of names (QueryForm), before.
+        return self.read(values[-1]) if values else self.default
 
     def read(self, raw: str) -> object:
         return raw
@@ -88,13 +71,14 @@ class NumberParameter(QueryParameter):
 
     def read(self, raw: str) -> float | int:
         try:
-            value = float(raw)
+            value = float(raw) if raw.isascii() else math.nan  # not ٣ or ３: see AsciiNumber
         except ValueError:
             value = math.nan
         if not math.isfinite(value) or (self.whole and not value.is_integer()):
             kind = "a whole number" if self.whole else "a number"
             raise forms.ValidationError(
-                f"{self.name} must be {kind} between {self.low:g} and {self.high:g} (got {raw!r})"
+                f"{self.name} must be {kind} between {self.low:g} and {self.high:g} "
+                f"(got {echoed(raw)})"
             )
         if not self.low <= value <= self.high:
             raise forms.ValidationError(bounds_message(self.name, self.low, self.high, raw))
@@ -110,36 +94,96 @@ class ChoiceParameter(QueryParameter):
 
     def read(self, raw: str) -> str:
         if raw not in self.choices:
-            raise forms.ValidationError(f"{self.message} (got {raw!r})")
+            raise forms.ValidationError(f"{self.message} (got {echoed(raw)})")
         return raw
 
 
+class AsciiNumber:
+    """Mixed into a number field: ASCII digits only. Python's int() and float() read
+    Arabic-Indic and full-width digits (٣, ３) too, which nobody types as a parameter's value."""
+
+    def to_python(self, value):
+        if isinstance(value, str) and not value.isascii():
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
+class WordChoiceField(forms.ChoiceField):
+    """A choice whose refusal lists the choices and quotes the value given, cut to a few words
+    (a long value is not sent back)."""
+
+    def validate(self, value) -> None:
+        forms.Field.validate(self, value)  # required or not
+        if value not in self.empty_values and not self.valid_value(value):
+            allowed = ", ".join(str(key) for key, _ in self.choices if key not in ("", None))
+            raise forms.ValidationError(
+                f"must be one of {allowed} (got {echoed(value)})", code="invalid_choice"
+            )
+
+
 class QueryForm(forms.Form):
-    """A form over a query string that also refuses parameters it does not know; its errors are
-    keyed by parameter, as the API answers them ({parameter: [message]})."""
+    """The parameters of a page or an endpoint, declared once: its fields. Its cleaning is the one
+    place that refuses a parameter it does not declare and a repeated one (but for a multiple
+    choice), each keyed by the parameter, as the API answers them ({parameter: [message]}); the
+    API's views check it before anything else (explorer/web/query.py), and the OpenAPI schema
+    lists its fields (explorer/web/schema.py)."""
 
-    def unknown_message(self, name: str) -> str:
-        return f"unknown parameter {name} (allowed: {', '.join(sorted(self.fields))})"
-
-    ignored: frozenset[str] = frozenset()  # parameters that are not the form's (e.g. format)
+    ignored: frozenset[str] = frozenset({"format"})  # DRF's renderer choice, no field's
 
     def full_clean(self) -> None:
         super().full_clean()
+        if not self.is_bound:
+            return
+        for name, messages in self.parameter_errors().items():
+            self._errors[name] = self.error_class(messages)  # instead of the field's own
+            self.cleaned_data.pop(name, None)
+
+    def parameter_errors(self) -> dict[str, list[str]]:
+        """The unknown and the repeated parameters of the query, keyed by parameter: a misspelt
+        name is not silently ignored, a repeated one does not silently take its last value."""
+        errors: dict[str, list[str]] = {}
         for name in self.data:
             if name not in self.fields and name not in self.ignored:
-                self._errors.setdefault(name, self.error_class()).append(self.unknown_message(name))
-                self.cleaned_data.pop(name, None)
+                errors[name] = [unknown_message(name, self.fields)]
+            elif name in self.ignored or not repeatable(self.fields[name]):
+                count = len(self.data.getlist(name)) if hasattr(self.data, "getlist") else 1
+                if count > 1:
+                    errors[name] = [repeated_message(name, count)]
+        return errors
+
+    def checked(self) -> dict:
+        """The cleaned values, or ApiError (a 400 keyed by parameter) when the query is bad."""
+        if not self.is_valid():
+            raise ApiError(self.messages())
+        return self.cleaned_data
 
     def messages(self) -> dict[str, list[str]]:
         """{parameter: [message]}, the API's 400 answer."""
         return {
-            name: [error["message"] for error in errors]
+            NON_FIELD if name == NON_FIELD_ERRORS else name: [error["message"] for error in errors]
             for name, errors in self.errors.get_json_data().items()
         }
 
     def given(self, name: str) -> bool:
         """Whether the query gives `name` a non-empty value."""
         return bool(EveryValue().value_from_datadict(self.data, self.files, name))
+
+
+def repeatable(field: forms.Field) -> bool:
+    """Whether a parameter may be given several times (a multiple choice, ?seeds=a&seeds=b)."""
+    return isinstance(field, forms.MultipleChoiceField) or isinstance(
+        field.widget, forms.MultipleHiddenInput | forms.SelectMultiple
+    )
+
+
+class NoParameters(QueryForm):
+    """What an endpoint that reads no parameter declares (a work, a run, a demo's schema)."""
+
+
+class PageForm(QueryForm):
+    """The form of a paginated list: the pagination reads (and checks) page and page_size."""
+
+    ignored = frozenset({"format", "page", "page_size"})
 
 
 class FastSelect(forms.Select):

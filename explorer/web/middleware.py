@@ -20,9 +20,10 @@ from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.urls import Resolver404, resolve
 
-from catalogue.graph import REQUEST_SCOPE, graph_version
-from explorer.web.errors import error_response
+from catalogue.version import REQUEST_SCOPE, catalogue_version
+from explorer.web.errors import NON_FIELD, ApiError, error_response, named_messages
 from explorer.web.throttling import AnonThrottle
+from explorer.web.words import echoed
 
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Retry-After")
 CACHE_SECONDS = 60 * 60
@@ -63,7 +64,7 @@ def is_cacheable(request: HttpRequest) -> bool:
 def cache_key(request: HttpRequest) -> str:
     varying = "\n".join(
         [
-            graph_version(),
+            catalogue_version(),
             request.get_full_path(),
             request.headers.get("Accept", ""),
             request.headers.get("X-Fragment", ""),
@@ -91,7 +92,7 @@ def throttled(request: HttpRequest) -> HttpResponse | None:
 
 
 class VersionOncePerRequestMiddleware:
-    """A GET or HEAD reads the catalogue's version once, whoever asks (catalogue.graph's
+    """A GET or HEAD reads the catalogue's version once, whoever asks (catalogue.version's
     REQUEST_SCOPE): nothing it does changes the catalogue. Other methods read it afresh."""
 
     def __init__(self, get_response):
@@ -154,16 +155,22 @@ class RejectNulBytesMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if "\x00" in request.path or any(
-            "\x00" in name or any("\x00" in value for value in values)
-            for name, values in request.GET.lists()
-        ):
-            return self.refuse(request)
-        return self.get_response(request)
-
-    @staticmethod
-    def refuse(request: HttpRequest) -> HttpResponse:
-        message = "the request's path or query string contains a NUL byte (%00)"
+        errors = nul_errors(request)
+        if not errors:
+            return self.get_response(request)
         if request.path.startswith("/api/"):
-            return error_response(400, message)
+            return ApiError(errors).response()
+        message = "; ".join(named_messages(errors))
         return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
+
+
+def nul_errors(request: HttpRequest) -> dict[str, list[str]]:
+    """Each parameter whose name or value holds a NUL byte, or the path (non_field_errors)."""
+    errors = {
+        echoed(name)[1:-1]: ["contains a NUL byte (%00)"]
+        for name, values in request.GET.lists()
+        if "\x00" in name or any("\x00" in value for value in values)
+    }
+    if "\x00" in request.path:
+        errors[NON_FIELD] = ["the request's path contains a NUL byte (%00)"]
+    return errors

@@ -4,16 +4,15 @@
   auth (and `{}` only where anyone may write, e.g. running a demo);
 - every operation lists its error answers, all in the one error shape (explorer/web/errors.py), as
   the shared `Error` component; 429 with its Retry-After header;
-- query parameters are generated from the form or FilterSet that validates them (a view names
-  them in `query_forms`), with their enums, bounds and lengths, so that a request the schema
-  allows is a request the code accepts.
+- query parameters are generated from the form that declares and validates them (a view's
+  `query_form`, explorer/web/query.py), with their enums, bounds and lengths, so that a request
+  the schema allows is a request the code accepts.
 """
 
 from __future__ import annotations
 
-import contextvars
+import math
 import threading
-from collections.abc import Iterable
 
 from django import forms
 from django.db import DatabaseError
@@ -23,14 +22,11 @@ from rest_framework import permissions, serializers
 
 from explorer.web.forms import ChoiceParameter, NumberParameter
 
-# Set while the schema is generated for the parameters' names alone (explorer/web/query_check.py):
-# the enums read from the catalogue are then left out, so that no query is made.
 # drf-spectacular keeps state on classes while it generates a schema (an extension imports its
 # target on first use and sets it to None when the import fails): two threads of one process
 # generating at once (gunicorn's gthread workers, on their first API requests) saw each other's
 # half-set state and answered 500 (bench/load_bench.py found it). One generation at a time.
 GENERATION = threading.RLock()
-NAMES_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("names_only", default=False)
 
 # No query value of this API contains a NUL byte: the server refuses them (a 400).
 NO_NUL = "^[^\\x00]*$"
@@ -129,27 +125,20 @@ class ContractSchema(AutoSchema):
         return schema
 
     def _get_filter_parameters(self):
-        query_forms = getattr(self.view, "query_forms", None)
-        if query_forms is None or getattr(self.view, "action", "list") != "list":
+        if self.method != "GET" or not hasattr(self.view, "get_query_form_class"):
             return super()._get_filter_parameters()
-        return [
-            parameter
-            for form_class, excluded in query_forms
-            for parameter in form_parameters(form_class, excluded)
-        ]
+        return form_parameters(self.view.get_query_form_class())
 
 
-def form_parameters(form_class, excluded: Iterable[str] = ()) -> list[dict]:
-    """The query parameters a Django form (or a django-filter FilterSet, through its form) reads,
-    each with the schema of what its field accepts."""
-    fields = form_fields(form_class)
-    return [query_parameter(name, field) for name, field in fields.items() if name not in excluded]
+def form_parameters(form_class: type[forms.Form]) -> list[dict]:
+    """The query parameters a form declares, each with the schema of what its field accepts."""
+    return [query_parameter(name, field) for name, field in form_fields(form_class).items()]
 
 
-def form_fields(form_class) -> dict[str, forms.Field]:
-    if hasattr(form_class, "base_filters"):  # a FilterSet: its filters' form fields
-        return {name: f.field for name, f in form_class.base_filters.items()}
-    return dict(form_class.base_fields)
+def form_fields(form_class: type[forms.Form]) -> dict[str, forms.Field]:
+    """A form's fields; a form whose fields are made per request (the planner's) has them on
+    an instance."""
+    return dict(form_class().fields)
 
 
 def query_parameter(name: str, field: forms.Field) -> dict:
@@ -172,8 +161,6 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
     if isinstance(field.widget, forms.MultipleHiddenInput):  # repeatable free text (?seeds=)
         return {"type": "array", "items": {"type": "string", "pattern": NO_NUL}}, True
     if isinstance(field, forms.ModelChoiceField):
-        if NAMES_ONLY.get():
-            return {"type": "string", "pattern": NO_NUL}, False
         # Read at schema time: the codes the catalogue has (a curator may add some).
         try:
             values = list(field.queryset.values_list(field.to_field_name or "pk", flat=True))
@@ -185,12 +172,17 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
     if isinstance(field, ChoiceParameter):
         return {"type": "string", "enum": list(field.choices)}, False
     if isinstance(field, NumberParameter):
-        kind = "integer" if field.whole else "number"
-        return {"type": kind, "minimum": field.low, "maximum": field.high}, False
+        schema = {"type": "integer" if field.whole else "number"}
+        bounds = {"minimum": field.low, "maximum": field.high}
+        schema |= {name: bound for name, bound in bounds.items() if math.isfinite(bound)}
+        return schema, False
     if isinstance(field, forms.NullBooleanField):
         return {"type": "boolean"}, False
     if isinstance(field, forms.IntegerField | forms.DecimalField | forms.FloatField):
-        kind = "integer" if isinstance(field, forms.IntegerField) else "number"
+        # Django's FloatField and DecimalField are IntegerFields; a year has no decimals.
+        whole = getattr(field, "decimal_places", None) == 0
+        fraction = isinstance(field, forms.FloatField | forms.DecimalField) and not whole
+        kind = "number" if fraction else "integer"
         schema = {"type": kind}
         if field.min_value is not None:
             schema["minimum"] = field.min_value

@@ -8,7 +8,7 @@ from django.shortcuts import render
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.views import SpectacularAPIView
 
-from explorer.web.memo import per_version
+from catalogue.version import per_version
 from explorer.web.schema import GENERATION
 
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 from django import forms
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, mixins, viewsets
 from rest_framework import serializers as drf_serializers
-from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from catalogue.bibtex import display_text
@@ -24,43 +23,20 @@ from catalogue.models import (
     Technique,
     Work,
 )
-from explorer.web.memo import per_version
+from catalogue.version import per_version
+from explorer.web.errors import ApiError
+from explorer.web.forms import PageForm, QueryForm
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.pagination import CountInPagePagination
+from explorer.web.query import DeclaredQuery
 from explorer.works import serializers
-from explorer.works.filters import (
-    ERA_CHOICES,
-    MAX_QUERY_LENGTH,
-    WorkFilter,
-    category_tree,
-    era_parameter,
-)
+from explorer.works.filters import MAX_QUERY_LENGTH, EraForm, WorkFilter, category_tree
 from explorer.works.listing import DefaultListing
 
 KEY_PATTERN = f"^{KEY_REGEX}$"
 # Query parameters of the works list that do not change which works it counts.
 NOT_FILTERS = frozenset({"page", "page_size", "ordering", "format"})
 PAGING = frozenset({"page", "page_size", "format"})  # which page, not which works or order
-ERA_PARAMETER = OpenApiParameter(
-    "era",
-    str,
-    enum=[value for value, _ in ERA_CHOICES],
-    description="survey (default), after or all: whose works are counted",
-)
-
-
-class StrictFilterMixin:
-    """Unknown query parameters are a 400, not silently ignored (a typo would hide a filter)."""
-
-    allowed_parameters: frozenset[str] = frozenset({"page", "page_size", "format"})
-
-    def check_parameters(self, request) -> None:
-        unknown = sorted(set(request.query_params) - self.allowed_parameters)
-        if unknown:
-            allowed = ", ".join(sorted(self.allowed_parameters))
-            raise ValidationError(
-                {name: f"unknown parameter (allowed: {allowed})" for name in unknown}
-            )
 
 
 class CuratedWritesMixin:
@@ -101,11 +77,11 @@ def _comparable(value: object) -> object:
     list=extend_schema(summary="Works, filtered like the /works/ page"),
     retrieve=extend_schema(summary="One work, by BibTeX key, with its citations in and out"),
 )
-class WorkViewSet(viewsets.ReadOnlyModelViewSet):
+class WorkViewSet(DeclaredQuery, viewsets.ReadOnlyModelViewSet):
     lookup_field = "key"
     lookup_value_regex = KEY_REGEX
     filterset_class = WorkFilter
-    query_forms = [(WorkFilter, ())]  # the schema's parameters (explorer/web/schema.py)
+    query_form = WorkFilter.form_class()
     pagination_class = CountInPagePagination
 
     def get_queryset(self):
@@ -153,35 +129,30 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 @cached_for_anonymous
-class CategoryViewSet(viewsets.GenericViewSet):
+class CategoryViewSet(DeclaredQuery, viewsets.GenericViewSet):
     """The taxonomy as a tree; each node's `slug` works as ?level= or ?category= on /api/works/."""
 
     queryset = Category.objects.all()
     pagination_class = None
     serializer_class = serializers.CategoryNodeSerializer
+    query_form = EraForm
 
-    @extend_schema(
-        summary="The category tree with distinct work counts per subtree",
-        parameters=[ERA_PARAMETER],
-    )
+    @extend_schema(summary="The category tree with distinct work counts per subtree")
     def list(self, request):
-        unknown = sorted(set(request.query_params) - {"era", "format"})
-        if unknown:
-            raise ValidationError({name: "unknown parameter (allowed: era)" for name in unknown})
-        try:
-            era = era_parameter(request.query_params)
-        except ValueError as error:
-            raise ValidationError({"era": str(error)}) from error
-        return Response(serializers.category_documents(category_tree(era)))
+        form = EraForm(request.query_params)
+        if not form.is_valid():
+            raise ApiError(form.messages())
+        return Response(serializers.category_documents(category_tree(form.selected_era())))
 
 
 @cached_for_anonymous
-class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
+class AuthorViewSet(DeclaredQuery, viewsets.ReadOnlyModelViewSet):
+    query_form = PageForm
     serializer_class = serializers.AuthorSerializer
     queryset = Author.objects.with_work_counts().select_related("person").order_by("name")
 
 
-class CitationQueryForm(forms.Form):
+class CitationQueryForm(PageForm):
     """The citation list's filters: what the list accepts and what the schema documents."""
 
     provenance = forms.ChoiceField(
@@ -199,11 +170,10 @@ class CitationQueryForm(forms.Form):
 
 @cached_for_anonymous
 @extend_schema_view(list=extend_schema(summary="Citation edges with their provenance and evidence"))
-class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewSet):
+class CitationViewSet(DeclaredQuery, CuratedWritesMixin, viewsets.ModelViewSet):
     """Coverage is partial: a missing edge does not mean "does not cite"."""
 
-    allowed_parameters = frozenset({"page", "page_size", "format", *CitationQueryForm.base_fields})
-    query_forms = [(CitationQueryForm, ())]
+    query_form = CitationQueryForm
 
     def get_serializer_class(self):
         if self.action in ("list", "retrieve"):
@@ -220,10 +190,9 @@ class CitationViewSet(StrictFilterMixin, CuratedWritesMixin, viewsets.ModelViewS
         citations = Citation.objects.with_works().order_by("pk")
         if self.action != "list":
             return citations
-        self.check_parameters(self.request)
         form = CitationQueryForm(self.request.query_params)
         if not form.is_valid():
-            raise ValidationError(form.errors)
+            raise ApiError(form.messages())
         if provenance := form.cleaned_data["provenance"]:
             citations = citations.filter(provenance=provenance)
         for side in ("citing", "cited"):
@@ -256,7 +225,7 @@ def citation_document(row: dict) -> dict:
 
 class PerVersionListMixin:
     """A list that depends on nothing but the catalogue (no filter, no pagination, no URL in
-    its documents): serialized once per catalogue version (explorer/web/memo.py)."""
+    its documents): serialized once per catalogue version (catalogue/version.py)."""
 
     def list(self, request, *args, **kwargs):
         def documents() -> list:
@@ -266,7 +235,7 @@ class PerVersionListMixin:
 
 
 @cached_for_anonymous
-class TechniqueViewSet(PerVersionListMixin, viewsets.ReadOnlyModelViewSet):
+class TechniqueViewSet(DeclaredQuery, PerVersionListMixin, viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
     serializer_class = serializers.TechniqueSerializer
     pagination_class = None
@@ -283,6 +252,7 @@ class TechniqueViewSet(PerVersionListMixin, viewsets.ReadOnlyModelViewSet):
 
 @cached_for_anonymous
 class CostModelViewSet(
+    DeclaredQuery,
     PerVersionListMixin,
     CuratedWritesMixin,
     mixins.CreateModelMixin,
@@ -306,10 +276,20 @@ class SuggestSerializer(drf_serializers.Serializer):
     url = drf_serializers.CharField()
 
 
-class SuggestView(StrictFilterMixin, generics.GenericAPIView):
+class SuggestForm(QueryForm):
+    q = forms.CharField(
+        required=False,
+        strip=False,
+        max_length=MAX_QUERY_LENGTH,
+        help_text="What has been typed so far.",
+        error_messages={"max_length": f"at most {MAX_QUERY_LENGTH} characters"},
+    )
+
+
+class SuggestView(DeclaredQuery, generics.GenericAPIView):
     """The works suggested while a search is typed: the JSON twin of /suggest/."""
 
-    allowed_parameters = frozenset({"q", "format"})
+    query_form = SuggestForm
     serializer_class = SuggestSerializer
     pagination_class = None
     filter_backends: list = []
@@ -317,14 +297,13 @@ class SuggestView(StrictFilterMixin, generics.GenericAPIView):
 
     @extend_schema(
         summary="Works whose text holds every word of q, the last one possibly unfinished",
-        parameters=[OpenApiParameter("q", str, description="What has been typed so far.")],
         responses=SuggestSerializer(many=True),
     )
     def get(self, request):
-        self.check_parameters(request)
-        text = request.query_params.get("q", "")
-        if len(text) > MAX_QUERY_LENGTH:
-            raise ValidationError({"q": f"at most {MAX_QUERY_LENGTH} characters"})
+        form = SuggestForm(request.query_params)
+        if not form.is_valid():
+            raise ApiError(form.messages())
+        text = form.cleaned_data["q"]
         works = Work.objects.suggestions(text) if text.strip() else []
         rows = [
             {

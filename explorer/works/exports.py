@@ -13,10 +13,12 @@ import re
 
 import rispy
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 
 from catalogue.bibtex import display_text, export_works, person_name
 from catalogue.models import Work
+from explorer.web.errors import ApiError
+from explorer.web.forms import echoed
 from explorer.web.middleware import cached_for_anonymous
 from explorer.works.filters import WorkFilter
 
@@ -58,14 +60,13 @@ def export(request):
     export_format = request.GET.get("format", "")
     writer = WRITERS.get(export_format)
     if writer is None:
-        return JsonResponse(
-            {"format": f"must be one of {', '.join(WRITERS)} (got {export_format!r})"}, status=400
-        )
+        message = f"must be one of {', '.join(WRITERS)} (got {echoed(export_format)})"
+        raise ApiError({"format": [message]})
     works_filter = WorkFilter(request.GET, queryset=Work.objects.for_list())
     if not works_filter.is_valid():
-        return JsonResponse(works_filter.errors.get_json_data(), status=400)
+        raise ApiError(works_filter.form.messages())
     if (total := works_filter.qs.count()) > settings.MAX_EXPORT:
-        return JsonResponse({"detail": too_many_message(total)}, status=400)
+        raise ApiError(too_many_message(total))
     works = list(works_filter.qs)
     body, content_type, extension = writer(works)
     response = HttpResponse(body, content_type=content_type)

@@ -27,8 +27,8 @@ from catalogue.models import (
     has_cost_model,
     has_demo,
 )
-from explorer.web.forms import FastSelect
-from explorer.web.memo import per_version
+from catalogue.version import per_version
+from explorer.web.forms import FastSelect, PageForm, QueryForm, echoed
 
 MAX_QUERY_LENGTH = 200
 ORDERINGS = {
@@ -54,20 +54,31 @@ ORDERING_LABELS = {
     "-key": "citation key, Z to A",
 }
 ENTRY_TYPES = ENTRY_TYPE_WORDS
-KNOWN_PARAMETERS = {"page", "page_size", "format"}
 # Without ?era=, lists show the survey's own works: its figures (270 works, 269 references) stay
 # what they were, and a later work is never mixed in unasked (README, "Eras").
 DEFAULT_ERA = Era.SURVEY.value
 ERA_CHOICES = [*Era.choices, ("all", "both")]
 
 
-def era_parameter(params) -> str:
-    """The `era` query parameter of a page or endpoint outside the works filter; ValueError (a
-    400 for the caller) when it is not one of survey, after, all."""
-    era = params.get("era", DEFAULT_ERA)
-    if era not in {value for value, _ in ERA_CHOICES}:
-        raise ValueError(f"era must be one of survey, after, all (got {era!r})")
-    return era
+def era_field() -> forms.ChoiceField:
+    return forms.ChoiceField(
+        required=False,
+        choices=ERA_CHOICES,
+        widget=FastSelect,
+        label="Era",
+        help_text="survey (default): the survey and its bibliography; after: works after the "
+        "survey, each with its source; all: both.",
+        error_messages={"invalid_choice": "must be one of survey, after, all (got %(value)s)"},
+    )
+
+
+class EraForm(QueryForm):
+    """The parameters of a page or endpoint that takes only an era (the category tree)."""
+
+    era = era_field()
+
+    def selected_era(self) -> str:
+        return self.cleaned_data.get("era") or DEFAULT_ERA
 
 
 def category_tree(era: str) -> list:
@@ -87,7 +98,7 @@ def category_tree(era: str) -> list:
 def user_error(message: str, value: str, **params: str) -> forms.ValidationError:
     """An error quoting what the user sent, as a parameter: django-filter formats every message
     with `message % params`, and a % in a value pasted into the message would raise (a 500)."""
-    return forms.ValidationError(message, params={"value": repr(value), **params})
+    return forms.ValidationError(message, params={"value": echoed(value), **params})
 
 
 class TreeOrderIterator(forms.models.ModelChoiceIterator):
@@ -204,10 +215,20 @@ class WorkFilter(django_filters.FilterSet):
         help_text="Any category code; sub-categories are included.",
     )
     year_min = django_filters.NumberFilter(
-        field_name="year", lookup_expr="gte", label="From year", min_value=1800, max_value=2100
+        field_name="year",
+        lookup_expr="gte",
+        label="From year",
+        min_value=1800,
+        max_value=2100,
+        decimal_places=0,
     )
     year_max = django_filters.NumberFilter(
-        field_name="year", lookup_expr="lte", label="To year", min_value=1800, max_value=2100
+        field_name="year",
+        lookup_expr="lte",
+        label="To year",
+        min_value=1800,
+        max_value=2100,
+        decimal_places=0,
     )
     q = django_filters.CharFilter(
         method="filter_search",
@@ -255,6 +276,7 @@ class WorkFilter(django_filters.FilterSet):
     class Meta:
         model = Work
         fields: list[str] = []
+        form = PageForm  # refuses unknown and repeated parameters; page and page_size paginate
 
     def __init__(self, data=None, queryset=None, *, request=None, prefix=None):
         # django-filter deep-copies every filter (and their querysets) for each request, then
@@ -267,7 +289,6 @@ class WorkFilter(django_filters.FilterSet):
         self.request = request
         self.form_prefix = prefix
         self.filters = self.base_filters
-        self.unknown = sorted(set(self.data) - set(self.filters) - KNOWN_PARAMETERS)
 
     @classmethod
     @functools.cache
@@ -288,12 +309,6 @@ class WorkFilter(django_filters.FilterSet):
             elif value not in EMPTY_VALUES:  # what django-filter's FilterMethod does
                 queryset = getattr(self, filter_.method)(queryset, filter_.field_name, value)
         return queryset
-
-    def is_valid(self) -> bool:
-        valid = super().is_valid()
-        for name in self.unknown:
-            self.form.add_error(None, user_error("unknown parameter %(value)s", name))
-        return valid and not self.form.errors
 
     @property
     def selected_era(self) -> str:

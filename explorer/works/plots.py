@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from explorer.web.palette import level_colours
+from explorer.web.plotly_text import plotly_text
 
 
 def timeline_figure(
@@ -18,11 +19,11 @@ def timeline_figure(
     traces = [
         {
             "type": "bar",
-            "name": name,
+            "name": plotly_text(name),
             "x": years,
             "y": [counts.get((year, code), 0) for year in years],
             "marker": {"color": colours[code]},
-            "hovertemplate": f"{name}<br>%{{x}}: %{{y}} works<extra></extra>",
+            "hovertemplate": f"{plotly_text(name)}<br>%{{x}}: %{{y}} works<extra></extra>",
         }
         for code, name in level_names.items()
     ]

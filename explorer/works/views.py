@@ -6,7 +6,7 @@ import re
 
 from django.conf import settings
 from django.core.paginator import EmptyPage
-from django.db.models import Count, Prefetch
+from django.db.models import Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
@@ -23,16 +23,17 @@ from catalogue.models import (
     Technique,
     Work,
 )
-from explorer.web.memo import per_version
+from catalogue.version import per_version
+from explorer.web.errors import named_messages
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.pagination import counted_paginator, page_size_message
 from explorer.works import plots
 from explorer.works.filters import (
     MAX_QUERY_LENGTH,
     ORDERINGS,
+    EraForm,
     WorkFilter,
     category_tree,
-    era_parameter,
 )
 from explorer.works.find_links import search_links
 
@@ -215,10 +216,11 @@ def work_detail(request, key: str):
 
 @cached_for_anonymous
 def category_list(request):
-    try:
-        era = era_parameter(request.GET)
-    except ValueError as error:
-        return render(request, "works/category_list.html", {"error": str(error)}, status=400)
+    form = EraForm(request.GET)
+    if not form.is_valid():
+        error = "; ".join(named_messages(form.messages()))
+        return render(request, "works/category_list.html", {"error": error}, status=400)
+    era = form.selected_era()
     context = {"roots": category_tree(era), "era": era}
     return render(request, "works/category_list.html", context)
 
@@ -247,13 +249,11 @@ def numbers_context() -> dict:
     in_survey = Work.objects.in_survey()
     levels = Category.objects.level_counts_by_era()
     names = {level.code: level.name for level in levels}
-    years = in_survey.references().values_list("year").annotate(n=Count("pk")).order_by("year")
     figure = plots.timeline_figure(in_survey.per_year_and_level(), names)
     later = Work.objects.after_survey()
     later_figure = plots.timeline_figure(
         later.per_year_and_level(), names, title="Works after the survey per year, by level"
     )
-    survey_edges = Citation.objects.filter(citing__era="survey", cited__era="survey")
     return {
         "levels": levels,
         "work_count": in_survey.count(),
@@ -261,19 +261,13 @@ def numbers_context() -> dict:
         "later_count": later.count(),
         "later_edges": Citation.objects.touching_after_survey().count(),
         "surveyed_claimed": SURVEYED_WORKS_CLAIMED,
-        "years": list(years),
-        "evidence": list(
-            Assignment.objects.values_list("evidence")
-            .annotate(n=Count("work", distinct=True))
-            .order_by("evidence")
-        ),
-        "provenance": list(
-            survey_edges.values_list("provenance").annotate(n=Count("pk")).order_by("provenance")
-        ),
+        "years": in_survey.references().per_year(),
+        "evidence": Assignment.objects.works_per_evidence(),
+        "provenance": Citation.objects.among_survey_works().per_provenance(),
         "provenance_labels": dict(Provenance.choices),
         "timeline": figure,
         "later_timeline": later_figure,
-        "later_years": list(later.values_list("year").annotate(n=Count("pk")).order_by("year")),
+        "later_years": later.per_year(),
     }
 
 
@@ -299,10 +293,8 @@ def sources(request):
     "the facts record" on the other pages links to."""
     context = {
         "reference_count": Work.objects.references().count(),
-        "evidence": dict(
-            Assignment.objects.values_list("evidence").annotate(n=Count("work", distinct=True))
-        ),
-        "provenance": dict(Citation.objects.values_list("provenance").annotate(n=Count("pk"))),
+        "evidence": dict(Assignment.objects.works_per_evidence()),
+        "provenance": dict(Citation.objects.per_provenance()),
         "provenance_labels": dict(Provenance.choices),
         "identifiers": Work.objects.identifier_report(),
     }

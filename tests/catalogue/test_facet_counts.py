@@ -8,7 +8,8 @@ from django.db.models.expressions import RawSQL
 from django.http import QueryDict
 
 from catalogue.models import Assignment, Work
-from catalogue.models.works import IDS_STAND_IN, _with_ids, has_cost_model, has_demo
+from catalogue.models.costs import has_cost_model, has_demo
+from catalogue.models.work_counts import IDS_STAND_IN, _with_ids
 from explorer.works.filters import WorkFilter
 
 

@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 from networkx.algorithms.link_analysis.pagerank_alg import _pagerank_python
 
-from catalogue import graph
+from catalogue import graph, graph_store, version
 from catalogue.models import Citation
 from tests.helpers import clear_caches, make_assignment, make_category, make_citation, make_work
 
@@ -322,7 +322,7 @@ def catalogue(db):
 def test_it_loads_the_catalogue_graph_in_two_queries(catalogue, django_assert_num_queries):
     # 1. works with their category codes (one LEFT JOIN); 2. citations (ids and provenance)
     with django_assert_num_queries(2):
-        citation_graph = graph.load_graph()
+        citation_graph = graph_store.load_graph()
     assert dict(citation_graph.nodes(data=True))["resnet"] == {
         "title": "Deep residual learning",
         "abstract": "",
@@ -344,25 +344,25 @@ def test_it_loads_the_catalogue_graph_in_two_queries(catalogue, django_assert_nu
 
 
 def test_it_caches_the_graph_under_its_version(catalogue, django_assert_num_queries):
-    first = graph.catalogue_graph()
+    first = graph_store.catalogue_graph()
     # 1. the version: count and last id of the citations
     with django_assert_num_queries(1):
-        again = graph.catalogue_graph()
+        again = graph_store.catalogue_graph()
     assert again.version == first.version
     assert sorted(again.graph.edges()) == sorted(first.graph.edges())
 
 
 def test_it_invalidates_the_cache_when_an_edge_is_added(catalogue):
-    before = graph.catalogue_graph()
+    before = graph_store.catalogue_graph()
     make_citation(catalogue["lenet"], catalogue["alexnet"])
-    after = graph.catalogue_graph()
+    after = graph_store.catalogue_graph()
     assert after.version != before.version
     assert after.graph.has_edge("lenet", "alexnet")
     assert after.coverage().edges_among_references == 2
 
 
 def test_it_invalidates_the_cache_after_bulk_writes_that_send_no_signal(catalogue):
-    before = graph.catalogue_graph()
+    before = graph_store.catalogue_graph()
     Citation.objects.bulk_create(
         [
             Citation(
@@ -373,30 +373,32 @@ def test_it_invalidates_the_cache_after_bulk_writes_that_send_no_signal(catalogu
             )
         ]
     )
-    after = graph.catalogue_graph()
+    after = graph_store.catalogue_graph()
     assert after.version != before.version
     assert after.graph.has_edge("lenet", "resnet")
 
 
 def test_it_invalidates_the_cache_when_an_edge_or_a_work_changes(catalogue):
-    graph.catalogue_graph()
+    graph_store.catalogue_graph()
     Citation.objects.filter(provenance=NOTE).get().delete()
-    assert graph.catalogue_graph().graph["resnet"]["alexnet"]["provenances"] == (BIBLIOGRAPHY,)
+    assert graph_store.catalogue_graph().graph["resnet"]["alexnet"]["provenances"] == (
+        BIBLIOGRAPHY,
+    )
     work = catalogue["lenet"]
     work.title = "LeNet"
     work.save()
-    assert graph.catalogue_graph().graph.nodes["lenet"]["title"] == "LeNet"
+    assert graph_store.catalogue_graph().graph.nodes["lenet"]["title"] == "LeNet"
 
 
 def test_it_never_brings_back_an_old_version_when_the_generation_is_evicted(catalogue):
-    first = graph.graph_version()
-    assert graph.graph_version() == first
-    cache.delete(graph.GENERATION_KEY)
-    assert graph.graph_version() != first
+    first = version.catalogue_version()
+    assert version.catalogue_version() == first
+    cache.delete(version.GENERATION_KEY)
+    assert version.catalogue_version() != first
 
 
 def test_it_caches_derived_measures_per_version(catalogue, django_assert_num_queries):
-    catalogue_graph = graph.catalogue_graph()
+    catalogue_graph = graph_store.catalogue_graph()
     ranks = catalogue_graph.pagerank()
     assert set(ranks) == {"alexnet", "resnet", "lenet"}
     assert sum(ranks.values()) == pytest.approx(1.0)

@@ -3,7 +3,7 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalogue import graph
+from catalogue import graph_store
 from catalogue.models import Citation
 from tests.helpers import clear_caches, make_citation, make_work
 
@@ -107,9 +107,9 @@ def test_it_refuses_a_missing_file(works, tmp_path):
 
 
 def test_it_invalidates_the_cached_graph(works, tmp_path):
-    before = graph.catalogue_graph()
+    before = graph_store.catalogue_graph()
     call_command("import_citations", str(write_csv(tmp_path, "alpha,beta,curator,src,\n")))
-    after = graph.catalogue_graph()
+    after = graph_store.catalogue_graph()
     assert after.version != before.version
     assert after.graph.has_edge("alpha", "beta")
 

@@ -66,7 +66,7 @@ def test_it_keeps_the_plot_settings_in_the_address(client, survey):
         ("N=abc", "N must be a whole number between 1 and 65536 (got &#x27;abc&#x27;)"),
         ("preset=lenet", "preset must be one of"),
         ("preset=alexnet-fc7&amp;K=3", "K does not apply to a fully connected layer"),
-        ("colour=red", "unknown parameter colour"),
+        ("colour=red", "unknown parameter &#x27;colour&#x27; (allowed: C_in, C_out,"),
         ("L=5", "L must be between 0 and 1 (got 5)"),
         ("H=4&W=4", "the kernel (K = 11) does not fit the padded input (4×4)"),
     ],
@@ -90,7 +90,7 @@ def test_it_still_draws_the_plots_that_a_bad_parameter_does_not_touch(client, su
 
 def test_it_renders_the_costs_page_in_three_queries(client, survey, django_assert_num_queries):
     # The catalogue version, read once per request (explorer/web/middleware.py), keys the response
-    # cache and the cost models kept per version (explorer/web/memo.py); then 1 the cost models
+    # cache and the cost models kept per version (catalogue/version.py); then 1 the cost models
     # with their techniques, 2 the models' works, 3 the techniques' works
     with django_assert_num_queries(4):
         assert client.get("/costs/?preset=resnet50-conv1").status_code == 200
@@ -145,6 +145,6 @@ def test_it_renders_the_techniques_page_in_constant_queries(client, django_asser
         technique = make_technique(f"technique-{index}", conv)
         make_cost_model(technique, label=f"Work {index}")
     with django_assert_num_queries(6):
-        client.get("/techniques/")
+        assert client.get("/techniques/").status_code == 200
     assert response.status_code == 200
     assert response.content.decode().count('href="/demos/a-demo/"') == 3

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
+from django.http import QueryDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -147,7 +148,6 @@ def test_it_gives_each_preset_the_output_size_and_source_of_its_paper(slug, h_ou
         ({"C_in": "abc"}, "C_in must be a whole number between 1 and 65536 (got 'abc')"),
         ({"N": "2.5"}, "N must be a whole number between 1 and 65536 (got '2.5')"),
         ({"N": "nan"}, "N must be a whole number"),
-        ({"N": ["1", "2"]}, "N is given 2 times; give it once"),
         ({"preset": "alexnet-fc7", "H": "3"}, "H does not apply to a fully connected layer"),
         ({"H": "5", "W": "5", "K": "11"}, "the kernel (K = 11) does not fit the padded input"),
     ],
@@ -189,8 +189,10 @@ def test_it_refuses_bad_plot_parameters_with_a_message(name, values, message):
 
 
 def test_it_refuses_unknown_parameters_by_name():
-    with pytest.raises(ParameterError, match="unknown parameter colour, size"):
-        params.check_known(query(size=1, colour=2, N=3), params.PAGE_PARAMETERS)
+    with pytest.raises(ParameterError, match=r"unknown parameter 'size' \(allowed: C_in, C_out,"):
+        params.check_known(QueryDict("size=1&colour=2&N=3"))
+    with pytest.raises(ParameterError, match="N is given 2 times; give it once"):
+        params.check_known(QueryDict("N=1&N=3"))
 
 
 # Crossovers ------------------------------------------------------------------------------------
@@ -344,3 +346,29 @@ def test_it_never_fails_other_than_with_a_parameter_or_formula_error(name, value
     except (ParameterError, FormulaError):
         return
     json.dumps(result, allow_nan=False)
+
+
+# Labels from the database in the figures -------------------------------------------------------
+
+HOSTILE = "W < 2 & D %{y}"
+SHOWN = "W &lt; 2 &amp; D &#37;{y}"  # Plotly turns the entities back into the characters
+
+
+def test_it_writes_database_labels_literally_in_every_figure():
+    labelled = [dataclasses.replace(f, label=f"{HOSTILE} {f.label}") for f in FORMULAS]
+    for name in PLOT_NAMES_WITH_LABELS:
+        figure = build_plot(name, labelled, query())["figure"]
+        texts = json.dumps(figure, ensure_ascii=False)
+        assert HOSTILE not in texts, name
+        assert SHOWN in texts, name
+
+
+PLOT_NAMES_WITH_LABELS = ("wd-plane", "parallelism", "brent", "allreduce-p", "allreduce-m")
+
+
+def test_it_writes_level_names_literally_in_the_timeline():
+    from explorer.works.plots import timeline_figure
+
+    [trace] = timeline_figure([(2016, "ops", 3)], {"ops": HOSTILE})["data"]
+    assert trace["name"] == SHOWN
+    assert trace["hovertemplate"] == f"{SHOWN}<br>%{{x}}: %{{y}} works<extra></extra>"

@@ -126,9 +126,13 @@ def test_it_refuses_parameters_sent_without_the_params_wrapper(client):
         400,
         {
             "status": 400,
-            "code": "bad_request",
+            "code": "invalid",
             "detail": "unknown keys 'M', 'P' in the body; parameters go inside \"params\": {...}",
-            "errors": {},
+            "errors": {
+                "non_field_errors": [
+                    "unknown keys 'M', 'P' in the body; parameters go inside \"params\": {...}"
+                ]
+            },
         },
     )
     assert not DemoRun.objects.exists()
@@ -142,8 +146,12 @@ def test_it_refuses_an_unknown_key_beside_params(client):
         400,
         {
             "status": 400,
-            "code": "bad_request",
+            "code": "invalid",
             "detail": "unknown key 'parms' in the body; the only key is \"params\": {...}",
-            "errors": {},
+            "errors": {
+                "non_field_errors": [
+                    "unknown key 'parms' in the body; the only key is \"params\": {...}"
+                ]
+            },
         },
     )

@@ -67,7 +67,7 @@ def test_it_refuses_unknown_parameters_listing_the_known_ones():
     with pytest.raises(ParamError) as caught:
         validate_params(PIPELINE, {"x": 1, "P": 2})
 
-    assert str(caught.value) == "unknown parameter 'x' (known: M, P, backward_cost, seed)"
+    assert str(caught.value) == "unknown parameter 'x' (allowed: M, P, backward_cost, seed)"
 
 
 def test_it_checks_choices_and_booleans():

@@ -111,18 +111,18 @@ def test_it_refuses_bad_parameters_naming_them_before_queueing_anything(client):
     assert response.status_code == 400
     assert response.json() == {
         "status": 400,
-        "code": "bad_request",
-        "detail": "M must be an integer between 1 and 1024 (got 100000)",
-        "errors": {},
+        "code": "invalid",
+        "detail": "M: M must be an integer between 1 and 1024 (got 100000)",
+        "errors": {"M": ["M must be an integer between 1 and 1024 (got 100000)"]},
     }
     assert post_run(client, {"nope": 1}).status_code == 400
     assert client.post(
         f"/api/demos/{PIPELINE}/runs/", [], content_type="application/json"
     ).json() == {
         "status": 400,
-        "code": "bad_request",
+        "code": "invalid",
         "detail": 'the body must be a JSON object {"params": {...}}',
-        "errors": {},
+        "errors": {"non_field_errors": ['the body must be a JSON object {"params": {...}}']},
     }
     assert post_run(client, {}, slug="no-such-demo").status_code == 404
     assert not DemoRun.objects.exists()

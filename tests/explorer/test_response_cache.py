@@ -14,6 +14,7 @@ def test_it_serves_a_repeated_read_from_the_cache(client, django_assert_num_quer
     # 1. the catalogue version, and nothing else
     with django_assert_num_queries(1):
         again = client.get("/works/first2017/")
+    assert (first.status_code, again.status_code) == (200, 200)
     assert again["X-Cache"] == "hit"
     assert again.content == first.content
     assert again["Content-Security-Policy"] == first["Content-Security-Policy"]

@@ -175,14 +175,14 @@ def test_it_links_the_pages_from_the_navigation(survey, client):
         ("/graph/?survey=2", "survey must be 0 or 1"),
         ("/graph/?ego=nope", "ego: no work with key &#x27;nope&#x27;"),
         (f"/graph/?ego={SURVEY}", "add survey=1 to centre on it"),
-        ("/graph/?levle=ops", "unknown parameter(s): levle; this page takes:"),
-        ("/graph/?ordering=year", "unknown parameter(s): ordering"),
+        ("/graph/?levle=ops", "levle: unknown parameter &#x27;levle&#x27; (allowed: depth,"),
+        ("/graph/?ordering=year", "ordering: unknown parameter &#x27;ordering&#x27;"),
         ("/snowball/?rounds=6", "rounds must be a whole number from 1 to 5, not &#x27;6&#x27;"),
         ("/snowball/?rounds=0", "rounds must be a whole number from 1 to 5, not &#x27;0&#x27;"),
         ("/snowball/?seeds=ghost,alexnet", "seeds: unknown work key(s): ghost"),
-        ("/snowball/?export=pdf", "export must be bibtex, csv or json, not &#x27;pdf&#x27;"),
+        ("/snowball/?export=pdf", "export must be bibtex or csv or json, not &#x27;pdf&#x27;"),
         ("/snowball/?direction=sideways", "direction must be backward or forward or both"),
-        ("/data-quality/?x=1", "unknown parameter(s): x; this page takes none"),
+        ("/data-quality/?x=1", "x: unknown parameter &#x27;x&#x27; (allowed: none)"),
     ],
 )
 def test_it_refuses_bad_parameters_with_a_message(small, client, url, message):

@@ -200,9 +200,7 @@ def test_it_answers_an_unknown_hub_and_an_unknown_parameter_in_the_error_shape(c
     }
     response = client.get("/api/categories/ops/?era=all")
     assert response.status_code == 400
-    assert response.json()["errors"] == {
-        "era": ["unknown parameter 'era'; this endpoint takes: format"]
-    }
+    assert response.json()["errors"] == {"era": ["unknown parameter 'era' (allowed: none)"]}
     assert client.get("/categories/nothing/").status_code == 404
 
 
@@ -232,17 +230,17 @@ def test_it_reads_a_hub_in_a_constant_number_of_queries(client, django_assert_nu
     # results of its techniques, 17 the MLPerf benchmarks of its techniques. Built once per
     # catalogue version: a new URL then costs the version read.
     with django_assert_num_queries(17):
-        client.get("/categories/ops-fc/")
+        assert client.get("/categories/ops-fc/").status_code == 200
     with django_assert_num_queries(1):
-        client.get("/categories/ops-fc/?new-url")
+        assert client.get("/categories/ops-fc/?new-url").status_code == 200
     for index in range(5):
         work = make_work(f"more{index}", survey_ref=10 + index)
         make_assignment(work, fc, "topic-inferred")
         make_citation(work, work.__class__.objects.get(key="outside2010"))
     with django_assert_num_queries(17):  # a new catalogue version: built again
-        client.get("/categories/ops-fc/?again")
+        assert client.get("/categories/ops-fc/?again").status_code == 200
     with django_assert_num_queries(17):
-        client.get("/api/categories/ops-fc/")
+        assert client.get("/api/categories/ops-fc/").status_code == 200
     with django_assert_num_queries(1):  # the response cache's version read answers the rest
         assert client.get("/api/categories/ops-fc/").status_code == 200
 

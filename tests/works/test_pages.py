@@ -55,6 +55,7 @@ def test_it_builds_the_home_page_in_a_constant_number_of_queries(client, django_
     # 7 the techniques, 8 the measured results
     with django_assert_num_queries(8):
         response = client.get("/")
+    assert response.status_code == 200
     newest = [work.key for work in response.context["newest"]]
     assert newest == ["later2024", "later2023", "later2022", "later2021", "later2020"]
     context = response.context
@@ -175,15 +176,15 @@ def test_it_renders_the_works_page_in_constant_queries(client, django_assert_num
         work = make_work(f"w{index}", authors=("A. B", f"C. {index}"), survey_ref=index + 1)
         make_assignment(work, ops)
     # 1 the catalogue version, read once per request (explorer/web/middleware.py), that keys the
-    # response cache and what the page keeps (explorer/web/memo.py): unfiltered, its
+    # response cache and what the page keeps (catalogue/version.py): unfiltered, its
     # 2-3 facets (years x entry types with the flags and the number of works; evidence),
     # 4-5 category tree (nodes, then the (category, work) pairs); 6 and 7 the options of the
     # level and category selects; 8 the page of works, 9 authorships+authors
     with django_assert_num_queries(9):
-        client.get("/works/?page_size=5")
+        assert client.get("/works/?page_size=5").status_code == 200
     clear_caches()
     with django_assert_num_queries(9):
-        client.get("/works/?page_size=40")
+        assert client.get("/works/?page_size=40").status_code == 200
     # Kept for the next reader: the version, the page of works and its authors.
     with django_assert_num_queries(3):
         assert client.get("/works/?page_size=20&page=2").status_code == 200

@@ -18,8 +18,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from catalogue.graph import bump_generation
 from catalogue.models import Citation, Provenance, Work
+from catalogue.version import bump_generation
 
 COLUMNS = ["citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
 

@@ -12,8 +12,6 @@ BibTeX imports) keeps the curator's value, and the command reports each differen
 
 from __future__ import annotations
 
-import csv
-import json
 import sys
 from pathlib import Path
 
@@ -23,28 +21,37 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import models, transaction
 from django.db.models import Count, Q
 
-from catalogue import bibtex
-from catalogue.constants import SURVEY_KEY, WORK_FIELDS
-from catalogue.graph import bump_generation
+from catalogue.loaders.merge import describe
+from catalogue.loaders.records import (
+    load_assignments,
+    load_categories,
+    load_citations,
+    load_cost_models,
+    load_results,
+    load_seminal,
+    load_techniques,
+)
+from catalogue.loaders.works import (
+    load_field_sources,
+    load_identities,
+    load_works,
+    read_identifiers,
+)
 from catalogue.mlperf.load import load_mlperf
 from catalogue.models import (
     Assignment,
-    Author,
-    Authorship,
     Category,
     Citation,
     CostModel,
     CuratorDeletion,
-    Era,
-    Person,
     Result,
     Technique,
     Work,
     WorkSearchText,
 )
+from catalogue.version import bump_generation
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
-DELETED = "a curator deleted it (--reset brings it back)"
 
 
 class Command(BaseCommand):
@@ -164,66 +171,6 @@ def _reset_target_exists(key: str) -> bool:
     )
 
 
-def describe(record: models.Model) -> str:
-    """How the report names a record: the natural key a curator knows it by."""
-    if isinstance(record, Work):
-        return record.key
-    if isinstance(record, Category):
-        return f"category {record.code}"
-    if isinstance(record, Assignment):
-        return f"the assignment of {record.work.key} to {record.category.code}"
-    if isinstance(record, Citation):
-        return f"the edge {record.citing.key} -> {record.cited.key} ({record.provenance})"
-    if isinstance(record, Technique):
-        return f"technique {record.slug}"
-    if isinstance(record, Result):
-        return f"result {record.slug}"
-    return f"cost model {record.label!r} of {record.technique.slug}"
-
-
-def _shown(value: object) -> str:
-    text = repr(value.pk if isinstance(value, models.Model) else value)
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
-def merge_fixture(record: models.Model, values: dict[str, object], kept: list[str]) -> bool:
-    """Set the fixture's values on `record`, except in the fields a curator changed: for those,
-    add a line to `kept` when the fixture says otherwise. True when anything was set."""
-    changed = False
-    for name, wanted in values.items():
-        field = record._meta.get_field(name)
-        if field.is_relation:
-            current, target = getattr(record, field.attname), getattr(wanted, "pk", None)
-        else:
-            current, target = getattr(record, name), wanted
-        if current == target:
-            continue
-        if name in record.curated_fields:
-            shown = getattr(wanted, "code", None) or getattr(wanted, "slug", None) or wanted
-            kept.append(
-                f"kept the curator's {name} of {describe(record)}; the fixture says {_shown(shown)}"
-            )
-            continue
-        setattr(record, name, wanted)
-        changed = True
-    return changed
-
-
-def merge_works(record: models.Model, works: list[Work], kept: list[str]) -> None:
-    """Link the fixture's works to a technique or cost model, unless a curator chose them."""
-    wanted = sorted(w.pk for w in works)
-    current = sorted(work.pk for work in record.works.all())  # prefetched by the caller
-    if wanted == current:
-        return
-    if "works" in record.curated_fields:
-        keys = sorted(w.key for w in works)
-        kept.append(
-            f"kept the curator's works of {describe(record)}; the fixture says {_shown(keys)}"
-        )
-        return
-    record.works.set(works)
-
-
 def load_all(fixtures: Path, kept: list[str] | None = None) -> None:
     kept = [] if kept is None else kept
     identifiers = read_identifiers(fixtures)
@@ -260,342 +207,6 @@ def load_after_survey(
     load_assignments(fixtures / "after_assignments.csv", works, kept)
     load_citations(fixtures / "after_citations.csv", works, kept)
     return works
-
-
-def load_field_sources(
-    fixtures: Path, works: dict[str, Work], identifiers: dict[str, dict], kept: list[str]
-) -> None:
-    """Each work's field -> the URL it was read from: the fields of the works after the survey
-    (after_sources.json) and every identifier read (identifiers.json)."""
-    path = fixtures / "after_sources.json"
-    after = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    changed = []
-    for key, work in works.items():
-        sources = {**after.get(key, {}), **identifier_sources(work, identifiers.get(key, {}))}
-        if merge_fixture(work, {"field_sources": sources}, kept):
-            changed.append(work)
-    Work.objects.bulk_update(changed, ["field_sources"])
-
-
-def load_identities(path: Path) -> None:
-    """Link the spellings the identity table names to their person; mark those left apart."""
-    table = json.loads(path.read_text(encoding="utf-8"))
-    for entry in table["people"]:
-        person, _ = Person.objects.get_or_create(name=entry["name"])
-        Author.objects.filter(name__in=entry["spellings"]).update(person=person, identity_note="")
-    for group in table["left_apart"]:
-        note = f"left apart from {' / '.join(group['spellings'])}: {group['reason']}"
-        Author.objects.filter(name__in=group["spellings"]).update(person=None, identity_note=note)
-    # The table extended to the works after the survey (the same rule), applied over it.
-    extended = table.get("after_survey", {"people": [], "left_apart": []})
-    for entry in extended["people"]:
-        person, _ = Person.objects.get_or_create(name=entry["name"])
-        Author.objects.filter(name__in=entry["spellings"]).update(person=person, identity_note="")
-    for group in extended["left_apart"]:
-        note = f"left apart from {' / '.join(group['spellings'])}: {group['reason']}"
-        Author.objects.filter(name__in=group["spellings"]).update(person=None, identity_note=note)
-    Person.objects.filter(spellings__isnull=True).delete()  # a person the extension renamed
-
-
-# identifiers.json field -> the Work field it fills when the BibTeX record leaves it empty.
-IDENTIFIER_FIELDS = {
-    "doi": "doi",
-    "arxiv": "arxiv_id",
-    "openalex": "openalex_id",
-    "landing_url": "url",
-}
-
-
-def read_identifiers(fixtures: Path) -> dict[str, dict]:
-    """key -> {"doi", "arxiv", "openalex", "landing_url", "sources"} (fixtures/identifiers.json)."""
-    path = fixtures / "identifiers.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-
-def with_identifiers(values: dict[str, object], identifiers: dict) -> dict[str, object]:
-    """The record's values, its empty identifier fields filled from the identifiers read."""
-    filled = dict(values)
-    for name, field in IDENTIFIER_FIELDS.items():
-        if identifiers.get(name) and not filled.get(field):
-            filled[field] = identifiers[name]
-    filled.setdefault("openalex_id", "")
-    return filled
-
-
-def identifier_sources(work: Work, identifiers: dict) -> dict[str, str]:
-    """The source of each identifier the work shows (one its BibTeX record gave wins)."""
-    return {
-        name: url
-        for name, url in identifiers.get("sources", {}).items()
-        if str(getattr(work, IDENTIFIER_FIELDS[name])).lower() == identifiers[name].lower()
-    }
-
-
-def load_works(
-    path: Path, kept: list[str], identifiers: dict[str, dict] | None = None
-) -> dict[str, Work]:
-    """Bring every work of the BibTeX file to what it says (its empty identifiers filled from
-    identifiers.json), in a few bulk queries."""
-    parsed = bibtex.parse_bibtex(path.read_text(encoding="utf-8"))
-    if parsed.errors:
-        raise ValueError(f"{path.name}: " + "; ".join(parsed.errors))
-    identifiers = identifiers or {}
-    existing = {w.key: w for w in Work.objects.all()}
-    new, changed = [], []
-    for record in parsed.records:
-        values = {name: getattr(record, name) for name in WORK_FIELDS}
-        values["era"] = record.era or Era.SURVEY  # the fixtures' entries without era: the survey
-        values["venue"] = record.venue
-        values = with_identifiers(values, identifiers.get(record.key, {}))
-        work = existing.get(record.key)
-        if work is None:
-            work = Work(key=record.key, **values)
-        elif not merge_fixture(work, values, kept):
-            continue
-        work.full_clean(validate_unique=False, validate_constraints=False)
-        (new if work.pk is None else changed).append(work)
-    Work.objects.bulk_create(new)
-    Work.objects.bulk_update(
-        changed, [f.attname for f in Work._meta.concrete_fields if not f.primary_key]
-    )
-    works = {w.key: w for w in Work.objects.filter(key__in=[r.key for r in parsed.records])}
-    set_all_authors(works, {r.key: r.authors for r in parsed.records}, kept)
-    return works
-
-
-def set_all_authors(
-    works: dict[str, Work], names_by_key: dict[str, list[str]], kept: list[str]
-) -> None:
-    """Rewrite the author lists that differ from the fixtures; leave the others untouched, and
-    the lists curators edited."""
-    current: dict[int, list[str]] = {}
-    rows = Authorship.objects.filter(work__in=works.values()).order_by("work", "position")
-    for work_id, name in rows.values_list("work_id", "author__name"):
-        current.setdefault(work_id, []).append(name)
-    wanted = {works[key].pk: list(dict.fromkeys(names)) for key, names in names_by_key.items()}
-    stale = []
-    for key, work in works.items():
-        if current.get(work.pk, []) == wanted[work.pk]:
-            continue
-        if "authors" in work.curated_fields:
-            kept.append(
-                f"kept the curator's authors of {key}; the fixture says {_shown(wanted[work.pk])}"
-            )
-            continue
-        stale.append(work.pk)
-    if not stale:
-        return
-    all_names = {name for pk in stale for name in wanted[pk]}
-    authors = {a.name: a for a in Author.objects.filter(name__in=all_names)}
-    missing = [Author(name=name) for name in sorted(all_names - set(authors))]
-    authors.update((a.name, a) for a in Author.objects.bulk_create(missing))
-    Authorship.objects.filter(work_id__in=stale).delete()
-    Authorship.objects.bulk_create(
-        Authorship(work_id=pk, author=authors[name], position=position)
-        for pk in stale
-        for position, name in enumerate(wanted[pk], start=1)
-    )
-
-
-def load_categories(path: Path, kept: list[str]) -> None:
-    existing = {c.code: c for c in Category.objects.all()}
-    for order, node in enumerate(json.loads(path.read_text(encoding="utf-8"))):
-        values = {
-            "name": node["name"],
-            "section": node.get("section", ""),
-            "parent": existing[node["parent"]] if node.get("parent") else None,
-            "order": node.get("order", order),
-            "description": node.get("description", ""),
-            "status": node.get("status", "confirmed"),
-            "extends": node.get("extends", ""),
-        }
-        category = existing.get(node["code"]) or Category(code=node["code"])
-        if merge_fixture(category, values, kept) or category.pk is None:
-            category.save()
-        existing[category.code] = category
-
-
-def read_csv(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
-def load_assignments(path: Path, works: dict[str, Work], kept: list[str]) -> None:
-    categories = {c.code: c for c in Category.objects.all()}
-    existing = {
-        (a.work_id, a.category_id): a for a in Assignment.objects.select_related("work", "category")
-    }
-    deleted = CuratorDeletion.objects.keys_of("assignment")
-    new, changed = [], []
-    for row in read_csv(path):
-        work, category = works[row["key"]], categories[row["category"]]
-        values = {
-            "evidence": row["evidence"],
-            "source_note": row["source_note"],
-            "alternatives": row.get("alternatives", ""),
-        }
-        assignment = existing.get((work.pk, category.pk))
-        if assignment is None and f"{work.key} {category.code}" in deleted:
-            kept.append(f"left out the assignment of {work.key} to {category.code}: {DELETED}")
-        elif assignment is None:
-            new.append(Assignment(work=work, category=category, **values))
-        elif merge_fixture(assignment, values, kept):
-            changed.append(assignment)
-    Assignment.objects.bulk_create(new)
-    Assignment.objects.bulk_update(changed, ["evidence", "source_note", "alternatives"])
-
-
-def load_citations(path: Path, works: dict[str, Work], kept: list[str]) -> None:
-    existing = {
-        (c.citing_id, c.cited_id, c.provenance): c
-        for c in Citation.objects.select_related("citing", "cited")
-    }
-    deleted = CuratorDeletion.objects.keys_of("citation")
-    new, changed = [], []
-    for row in read_csv(path):
-        citing, cited = works[row["citing"]], works[row["cited"]]
-        evidence = {
-            "evidence_source": row["evidence_source"],
-            "evidence_excerpt": row["evidence_excerpt"],
-        }
-        citation = existing.get((citing.pk, cited.pk, row["provenance"]))
-        natural_key = f"{citing.key} {cited.key} {row['provenance']}"
-        if citation is None and natural_key in deleted:
-            kept.append(
-                f"left out the edge {citing.key} -> {cited.key} ({row['provenance']}): {DELETED}"
-            )
-        elif citation is None:
-            new.append(
-                Citation(citing=citing, cited=cited, provenance=row["provenance"], **evidence)
-            )
-        elif merge_fixture(citation, evidence, kept):
-            changed.append(citation)
-    Citation.objects.bulk_create(new)
-    Citation.objects.bulk_update(changed, ["evidence_source", "evidence_excerpt"])
-
-
-def _works_for(numbers: list, works: dict[str, Work]) -> list[Work]:
-    """Survey reference numbers, "survey", or (after the survey) BibTeX keys."""
-    by_ref = {w.survey_ref: w for w in works.values() if w.survey_ref}
-    return [
-        works[SURVEY_KEY]
-        if n == "survey"
-        else works[n]
-        if isinstance(n, str) and not n.isdigit()
-        else by_ref[int(n)]
-        for n in numbers
-    ]
-
-
-def load_techniques(path: Path, works: dict[str, Work], kept: list[str], first: int = 0) -> None:
-    categories = {c.code: c for c in Category.objects.all()}
-    existing = {t.slug: t for t in Technique.objects.prefetch_related("works")}
-    for order, item in enumerate(json.loads(path.read_text(encoding="utf-8")), start=first):
-        values = {
-            "name": item["name"],
-            "category": categories[item["category"]],
-            "summary": item.get("summary", ""),
-            "demo_slug": item.get("demo") or "",
-            "order": order,
-        }
-        technique = existing.get(item["slug"]) or Technique(slug=item["slug"])
-        if merge_fixture(technique, values, kept) or technique.pk is None:
-            technique.save()
-        merge_works(technique, _works_for(item.get("works", []), works), kept)
-
-
-RESULT_CONFIG = (
-    "network",
-    "dataset",
-    "global_batch",
-    "batch_unit",
-    "devices",
-    "device_kind",
-    "interconnect",
-    "precision",
-    "family",
-    "strategy",
-    "layout",
-    "parameters",
-)
-
-
-def load_results(path: Path, works: dict[str, Work], kept: list[str]) -> None:
-    """The measured results (fixtures/results.json), each linked to its work and techniques;
-    the fields a curator changed are kept, as for every other record."""
-    techniques = {t.slug: t for t in Technique.objects.all()}
-    existing = {r.slug: r for r in Result.objects.prefetch_related("techniques")}
-    for order, item in enumerate(json.loads(path.read_text(encoding="utf-8"))["results"]):
-        config = item["config"]
-        values = {
-            "work": works.get(item["work"]) if item["work"] else None,
-            "outside": item["outside"],
-            "year": item["year"],
-            **{name: config.get(name) or default_of(name) for name in RESULT_CONFIG},
-            "figures": item["figures"],
-            "status": item["status"],
-            "source_url": item["source_url"],
-            "config_sources": item["config_sources"],
-            "location": item["location"],
-            "claim": item["claim"],
-            "note": item["note"],
-            "order": order,
-        }
-        result = existing.get(item["id"]) or Result(slug=item["id"])
-        if merge_fixture(result, values, kept) or result.pk is None:
-            result.save()
-        wanted = sorted(techniques[slug].pk for slug in item["techniques"])
-        if sorted(t.pk for t in result.techniques.all()) != wanted:
-            if "techniques" in result.curated_fields:
-                kept.append(f"kept the curator's techniques of {describe(result)}")
-            else:
-                result.techniques.set(wanted)
-
-
-def default_of(name: str) -> object:
-    """The empty value of a result's configuration field (null for numbers, {} for the layout)."""
-    if name in ("global_batch", "devices", "parameters"):
-        return None
-    return {} if name == "layout" else ""
-
-
-def load_cost_models(path: Path, works: dict[str, Work], kept: list[str], first: int = 0) -> None:
-    techniques = {t.slug: t for t in Technique.objects.all()}
-    models_with_works = CostModel.objects.select_related("technique").prefetch_related("works")
-    existing = {(m.technique_id, m.label): m for m in models_with_works}
-    deleted = CuratorDeletion.objects.keys_of("cost model")
-    for order, item in enumerate(json.loads(path.read_text(encoding="utf-8")), start=first):
-        technique = techniques[item["technique"]]
-        if (technique.pk, item["label"]) not in existing and (
-            f"{technique.slug} {item['label']}" in deleted
-        ):
-            kept.append(f"left out cost model {item['label']!r} of {technique.slug}: {DELETED}")
-            continue
-        values = {
-            "quantity": item["quantity"],
-            "eval": item.get("eval", ""),
-            "formula": item["formula"],
-            "variables": item["variables"],
-            "unit": item.get("unit", ""),
-            "asymptotic": item.get("asymptotic", False),
-            "section": item.get("section", ""),
-            "status": item["status"],
-            "status_note": item.get("status_note", ""),
-            "order": order,
-        }
-        model = existing.get((technique.pk, item["label"]))
-        model = model or CostModel(technique=technique, label=item["label"])
-        if merge_fixture(model, values, kept) or model.pk is None:
-            model.full_clean(validate_unique=False, validate_constraints=False)
-            model.save()
-        merge_works(model, _works_for(item.get("works", []), works), kept)
-
-
-def load_seminal(path: Path, works: dict[str, Work], kept: list[str]) -> None:
-    for item in json.loads(path.read_text(encoding="utf-8")):
-        work = works[item["key"]]
-        if merge_fixture(work, {"seminal": True, "seminal_reason": item["reason"]}, kept):
-            work.save(update_fields=["seminal", "seminal_reason"])
 
 
 def describe_catalogue() -> str:
