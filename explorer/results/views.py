@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.http import QueryDict
 from django.shortcuts import render
 
 from explorer.web.errors import ApiError
+from explorer.web.forms import QueryForm
 from explorer.web.links import link
 
 from . import mlperf, mlperf_charts, mlperf_system
@@ -12,8 +14,20 @@ from .charts import figures
 from .documents import FIGURE_NAMES, SORT_KEYS, ResultsForm, answer
 
 
+def given_fields(query: QueryDict, form_class: type[QueryForm]) -> QueryDict:
+    """The query without the blank fields a browser's form sends (an empty value is the parameter
+    left out: explorer/web/forms.py), so that the page's links do not carry them on; a name the
+    form does not declare stays, to be refused."""
+    given = QueryDict(mutable=True)
+    for name, values in query.lists():
+        kept = [value for value in values if value.strip()]
+        if kept or name not in form_class.base_fields:
+            given.setlist(name, kept or values)
+    return given
+
+
 def results_page(request):
-    query = request.GET
+    query = given_fields(request.GET, ResultsForm)
     try:
         document = answer(query)
     except ApiError as error:
@@ -40,7 +54,7 @@ def _shared_filters(query) -> str:
 
 
 def mlperf_page(request):
-    query = request.GET
+    query = given_fields(request.GET, mlperf.MlperfForm)
     try:
         document = mlperf.answer(query)
     except ApiError as error:

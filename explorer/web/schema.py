@@ -190,6 +190,8 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
             schema["maximum"] = field.max_value
         return schema, False
     pattern = field.regex.pattern if isinstance(field, forms.RegexField) else NO_NUL
+    if isinstance(field, forms.SlugField) and not field.allow_unicode:
+        pattern = "^[-a-zA-Z0-9_]+$"  # Django's validate_slug: a value the schema allows is read
     schema = {"type": "string", "pattern": pattern}
     if getattr(field, "max_length", None):
         schema["maxLength"] = field.max_length

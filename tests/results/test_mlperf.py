@@ -145,7 +145,6 @@ def test_it_filters_sorts_and_pages(client, scores):
     [
         ("bogus=1", "bogus"),
         ("ordering=colour", "ordering"),
-        ("ordering=", "ordering"),
         ("division=shut", "division"),
         ("page=9", "page"),
         ("page_size=501", "page_size"),
@@ -158,8 +157,7 @@ def test_it_refuses_a_bad_parameter_naming_it(client, scores, query, parameter):
         response = client.get(f"{path}?{query}")
         assert response.status_code == 400, (path, query)
         assert parameter in response.json()["errors"]
-    expected = 200 if query == "ordering=" else 400  # the page leaves a blank field out
-    assert client.get(f"/results/mlperf/?{query}").status_code == expected
+    assert client.get(f"/results/mlperf/?{query}").status_code == 400
 
 
 def test_it_exports_the_same_rows_as_csv(client, scores):
@@ -211,7 +209,7 @@ def test_a_system_and_its_benchmark_list_every_run_with_its_log(
     assert client.get("/results/mlperf/systems/99999999999999/").status_code == 404
     assert client.get("/api/results/mlperf/systems/99999/").status_code == 404
     assert client.get(f"/api/results/mlperf/systems/{pk}/?x=1").json()["errors"] == {
-        "x": ["unknown parameter 'x'; this endpoint takes: format"]
+        "x": ["unknown parameter 'x' (allowed: none)"]
     }
 
 
