@@ -174,6 +174,10 @@ def test_it_lists_every_endpoint_at_the_api_root(client, db):
             "/api/results/",
             "/api/results/csv/",
             "/api/devices/",
+            "/api/results/mlperf/",
+            "/api/results/mlperf/csv/",
+            "/api/results/mlperf/systems/{pk}/",
+            "/api/results/mlperf/systems/{pk}/{benchmark}/",
             "/api/schema/",
             "/api/docs/",
         ]
