@@ -22,7 +22,7 @@ from catalogue import search as fulltext
 from catalogue.constants import KEY_REGEX, SURVEY_KEY, WORK_FIELDS
 from catalogue.models.curation import Curated
 from catalogue.search_sql import FullTextRank, NotIndexed, highlights_sql
-from catalogue.source_kinds import SECONDARY, SEED, source_kind
+from catalogue.source_kinds import SECONDARY, classify, evidence_row
 
 KEY_VALIDATOR = RegexValidator(
     rf"^{KEY_REGEX}$",
@@ -72,6 +72,7 @@ IDENTIFIER_SOURCES = {
     "openalex_id": "openalex",
     "url": "landing_url",
 }
+IDENTIFIER_FIELD_NAMES = frozenset(IDENTIFIER_SOURCES.values())
 
 
 class Person(models.Model):
@@ -393,21 +394,22 @@ class WorkQuerySet(models.QuerySet):
     def identifier_report(self) -> dict:
         """What the data-quality and sources pages say of identifiers, in one query: per era,
         how many works hold each identifier (DOI, arXiv id, OpenAlex id, URL) and at least one;
-        and the kinds of page the recorded fields were read on, with how many fields each gave
-        (an identifier without a recorded page came with the survey's reference list)."""
+        and the evidence of the works' recorded fields (identifiers, bibliographic fields) by
+        kind (catalogue/source_kinds.py), an identifier with no recorded page counted apart."""
         eras = {era: Counter() for era in Era.values}
-        kinds: Counter = Counter()
+        identifier_urls, field_urls, unsourced = [], [], 0
         rows = self.values_list("era", "doi", "arxiv_id", "openalex_id", "url", "field_sources")
         for era, doi, arxiv_id, openalex_id, url, sources in rows:
             held = dict(zip(IDENTIFIER_KINDS, (doi, arxiv_id, openalex_id, url), strict=True))
             eras[era].update([name for name, value in held.items() if value])
             eras[era]["works"] += 1
             eras[era]["any"] += any(held.values())
-            kinds.update(source_kind(url) for url in (sources or {}).values())
-            kinds[SEED] += sum(
-                1
+            sources = sources or {}
+            for name, url in sources.items():
+                (identifier_urls if name in IDENTIFIER_FIELD_NAMES else field_urls).append(url)
+            unsourced += sum(
+                bool(value) and IDENTIFIER_SOURCES[name] not in sources
                 for name, value in held.items()
-                if value and era == Era.SURVEY and IDENTIFIER_SOURCES[name] not in (sources or {})
             )
         return {
             "eras": [
@@ -423,8 +425,9 @@ class WorkQuerySet(models.QuerySet):
                 }
                 for era, counts in eras.items()
             ],
-            "source_kinds": [
-                {"kind": kind, "fields": count} for kind, count in kinds.most_common() if count
+            "evidence": [
+                evidence_row("identifiers", identifier_urls, unsourced),
+                evidence_row("bibliographic", field_urls),
             ],
         }
 
@@ -744,18 +747,23 @@ class Work(Curated):
     @property
     def identifier_evidence(self) -> list[tuple[str, str]]:
         """("Evidence", what it is) for each identifier the work shows whose recorded page is a
-        secondary source (a third party citing the work, see catalogue/source_kinds.py): the
-        work's page says so below the identifier's "read on" address."""
+        secondary source (catalogue/source_kinds.py): the work's page says so below the
+        identifier's "read on" address. An identifier with no recorded page says nothing here:
+        it came with the survey's reference list."""
         sources = self.field_sources or {}
+        found = {
+            name: classify(sources[IDENTIFIER_SOURCES[name]])
+            for name in IDENTIFIER_KINDS
+            if getattr(self, name) and IDENTIFIER_SOURCES[name] in sources
+        }
         return [
             (
                 "Evidence",
-                f"{label} read on a secondary source (a third party citing the work), "
+                f"{IDENTIFIER_KINDS[name]} read on a secondary source ({kind.what}), "
                 "not on a page of its publisher, its authors or an index",
             )
-            for name, label in IDENTIFIER_KINDS.items()
-            if getattr(self, name)
-            and source_kind(sources.get(IDENTIFIER_SOURCES[name], "")) == SECONDARY
+            for name, kind in found.items()
+            if kind.kind == SECONDARY
         ]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from django import forms
 
 from catalogue.models import Result, StrategyFamily, Technique
+from catalogue.source_kinds import source_kind
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.networks import networks
 from explorer.web.links import link
@@ -118,9 +119,13 @@ def result_row(result: Result) -> dict[str, Any]:
             "parameters": result.parameters,
         },
         "techniques": [{"slug": t.slug, "name": t.name} for t in result.techniques.all()],
-        "figures": result.figures,
+        "figures": [
+            figure | {"source_kind": source_kind(figure["url"]) if figure.get("url") else None}
+            for figure in result.figures
+        ],
         "status": result.status,
         "source_url": result.source_url,
+        "source_kind": source_kind(result.source_url) if result.source_url else None,
         "config_sources": result.config_sources,
         "location": result.location,
         "claim": result.claim,

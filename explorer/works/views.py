@@ -21,6 +21,7 @@ from catalogue.models import (
     CostModel,
     Provenance,
     Work,
+    evidence_report,
 )
 from explorer.web.memo import per_version
 from explorer.web.middleware import cached_for_anonymous
@@ -298,6 +299,7 @@ def suggest(request):
 def sources(request):
     """Where the catalogue's facts come from, in the reader's words: the page every "S1" and
     "the facts record" on the other pages links to."""
+    identifiers = Work.objects.identifier_report()
     context = {
         "reference_count": Work.objects.references().count(),
         "evidence": dict(
@@ -305,6 +307,7 @@ def sources(request):
         ),
         "provenance": dict(Citation.objects.values_list("provenance").annotate(n=Count("pk"))),
         "provenance_labels": dict(Provenance.choices),
-        "identifiers": Work.objects.identifier_report(),
+        "identifiers": identifiers,
+        "source_evidence": evidence_report(identifiers),
     }
     return render(request, "works/sources.html", context)

@@ -229,8 +229,9 @@ def test_it_shows_data_quality_in_constant_queries(small, client, django_assert_
     # response cache and the graph:
     # 1. graph version; 2. works with their category codes; 3. citations; 4-7 the statuses of
     # cost models and categories, the people and the spellings left apart, 8 the works'
-    # identifiers and their sources (fidelity_report)
-    with django_assert_num_queries(8):
+    # identifiers and their sources (fidelity_report), 9-11 the sources of results, category
+    # assignments and citation edges (evidence_report)
+    with django_assert_num_queries(11):
         response = client.get("/data-quality/")
     assert response.status_code == 200
     # the whole response is cached: 1. the catalogue version

@@ -51,6 +51,7 @@ def test_it_answers_one_result_as_a_whole_document(client, survey):
                 "status": "read",
                 "url": read,
                 "derivation": "",
+                "source_kind": "secondary",
             },
             {
                 "name": "accuracy",
@@ -59,10 +60,12 @@ def test_it_answers_one_result_as_a_whole_document(client, survey):
                 "status": "read",
                 "url": cacm,
                 "derivation": "",
+                "source_kind": "first-hand",
             },
         ],
         "status": "read",
         "source_url": read,
+        "source_kind": "secondary",
         "config_sources": {"devices": read, "device_kind": read},
         "location": "Section 3.2 and Section 5",
         "claim": (

@@ -170,8 +170,8 @@ def test_data_quality_and_sources_give_the_share_of_each_identifier(client, surv
         name: expected[name] for name in ("doi", "arxiv_id", "openalex_id", "url")
     }
     assert (after_era["works"], after_era["with_any"]) == (43, 43)
-    kinds = {row["kind"]: row["fields"] for row in report["source_kinds"]}
-    assert kinds["the survey's reference list"] == expected["seed"] == 80
+    identifiers = report["evidence"][0]
+    assert (identifiers["fact"], identifiers["unsourced"]) == ("identifiers", expected["seed"])
     share = round(100 * expected["any"] / 270)
     for url in ("/data-quality/", "/sources/"):
         html = client.get(url).content.decode()
