@@ -189,9 +189,11 @@ def chart_points(rows: list[dict]) -> dict[str, list[dict]]:
     utilisation of large-model training by year. Each point links to its work."""
 
     def point(row: dict, y: float) -> dict:
-        work = row["work"]
-        url = work["url"] if work else (row["outside_catalogue"] or {}).get("url", "")
-        name = work["key"] if work else (row["outside_catalogue"] or {}).get("key", "")
+        work, outside = row["work"], row["outside_catalogue"] or {}
+        url = work["url"] if work else outside.get("url", "")
+        # A work outside the catalogue is named by its title, never by a key that reads as one
+        # of the catalogue's works.
+        name = work["key"] if work else f"{outside.get('title', '')} (not in the catalogue)"
         return {
             "id": row["id"],
             "year": row["year"],
