@@ -75,6 +75,7 @@ REGISTRY: tuple[Entry, ...] = (
         *("elsevierpure.com", "andrewng.org", "inria.fr", "archives-ouvertes.fr"),
         *("mpi-inf.mpg.de", "cs.toronto.edu", "ox.ac.uk", "cam.ac.uk", "epfl.ch", "tum.de"),
         *("llnl.gov", "ornl.gov", "anl.gov", "lbl.gov", "sandia.gov", "riken.jp"),
+        *("research.fb.com", "research.facebook.com", "ai.meta.com", "nv-adlr.github.io"),
     ),
     *_entries(
         FIRST_HAND,
@@ -110,7 +111,7 @@ REGISTRY: tuple[Entry, ...] = (
         "library catalogue or curated anthology",
         *("scholar.archive.org", "mlanthology.org", "researchr.org", "semanticscholar.org"),
         *("zbmath.org", "par.nsf.gov", "citeseerx.ist.psu.edu", "lib.cas.cz", "katalog.k.utb.cz"),
-        *("scilit.net", "aminer.cn", "aminer.org", "acemap.info", "ideas.repec.org"),
+        *("scilit.net", "scilit.com", "aminer.cn", "aminer.org", "acemap.info", "ideas.repec.org"),
         *("search.isc.ac", "scienceopen.com", "crossref.org", "europepmc.org"),
     ),
     # Third parties naming a repository of theirs: never the work's authors.
@@ -125,6 +126,11 @@ REGISTRY: tuple[Entry, ...] = (
         *("github.com/JackonYang/paper-reading", "github.com/Watch-Later/paper-reading-2"),
     ),
     *_entries(SECONDARY, "look-alike of arxiv.org (not arXiv)", "arcxiv.org"),
+    *_entries(
+        SECONDARY,
+        "transcription of the survey's reference list (the project's seed page)",
+        "research.elamur.ai",
+    ),
     *_entries(
         SECONDARY,
         "aggregator, summary or mirror",

@@ -212,7 +212,7 @@ def test_a_hub_shows_its_techniques_results_and_a_work_page_its_own(client, surv
     assert 'href="/results/#result-goyal2017-resnet50-256gpu"' in html
     page = client.get("/works/goyal2017accurate/").content.decode()
     assert 'id="results"' in page and "time_to_train_s 60 min" in page
-    assert 'href="https://papers.cool/arxiv/1706.02677"' in page
+    assert 'href="https://research.fb.com/publications/imagenet1kin1h/"' in page
     assert 'href="/results/#result-krizhevsky2012-alexnet-2gpu"' not in page
 
 
