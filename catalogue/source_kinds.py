@@ -76,6 +76,7 @@ REGISTRY: tuple[Entry, ...] = (
         *("mpi-inf.mpg.de", "cs.toronto.edu", "ox.ac.uk", "cam.ac.uk", "epfl.ch", "tum.de"),
         *("llnl.gov", "ornl.gov", "anl.gov", "lbl.gov", "sandia.gov", "riken.jp"),
         *("research.fb.com", "research.facebook.com", "ai.meta.com", "nv-adlr.github.io"),
+        *("tech.preferred.jp", "preferred.jp"),
     ),
     *_entries(
         FIRST_HAND,
@@ -100,6 +101,7 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/Shigangli/Chimera",
         "github.com/jxbz/signSGD",
         "github.com/flexflow/FlexFlow",
+        "github.com/meta-llama/llama",
         "github.com/hpcaitech/ColossalAI",
         "github.com/haoliuhl/ringattention",
         "github.com/p4lang/p4app-switchML",
