@@ -102,6 +102,7 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/jxbz/signSGD",
         "github.com/flexflow/FlexFlow",
         "github.com/meta-llama/llama",
+        "github.com/keras-team/keras",
         "github.com/hpcaitech/ColossalAI",
         "github.com/haoliuhl/ringattention",
         "github.com/p4lang/p4app-switchML",
