@@ -146,7 +146,7 @@ REGISTRY: tuple[Entry, ...] = (
         *("scholar.archive.org", "mlanthology.org", "researchr.org", "semanticscholar.org"),
         *("zbmath.org", "par.nsf.gov", "citeseerx.ist.psu.edu", "lib.cas.cz", "katalog.k.utb.cz"),
         *("scilit.net", "scilit.com", "aminer.cn", "aminer.org", "acemap.info", "ideas.repec.org"),
-        *("search.isc.ac", "scienceopen.com", "crossref.org", "europepmc.org"),
+        *("search.isc.ac", "scienceopen.com", "crossref.org", "europepmc.org", "nufind.nu.edu.sa"),
     ),
     # Third parties naming a repository of theirs: never the work's authors.
     *_entries(
