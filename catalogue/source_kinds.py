@@ -135,6 +135,7 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/negrinho/deep_architect",
         "github.com/openai/weightnorm",
         "github.com/kelvinxu/arctic-captions",
+        "github.com/bitsandbytes-foundation/bitsandbytes",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
