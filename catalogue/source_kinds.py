@@ -136,6 +136,8 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/openai/weightnorm",
         "github.com/kelvinxu/arctic-captions",
         "github.com/bitsandbytes-foundation/bitsandbytes",
+        "github.com/facebookarchive/fbcunn",
+        "github.com/kaldi-asr/kaldi",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
