@@ -76,7 +76,7 @@ REGISTRY: tuple[Entry, ...] = (
         *("mpi-inf.mpg.de", "cs.toronto.edu", "ox.ac.uk", "cam.ac.uk", "epfl.ch", "tum.de"),
         *("llnl.gov", "ornl.gov", "anl.gov", "lbl.gov", "sandia.gov", "riken.jp"),
         *("research.fb.com", "research.facebook.com", "ai.meta.com", "nv-adlr.github.io"),
-        *("tech.preferred.jp", "preferred.jp", "leon.bottou.org", "ista.ac.at"),
+        *("tech.preferred.jp", "preferred.jp", "leon.bottou.org", "ista.ac.at", "argmin.net"),
     ),
     *_entries(
         FIRST_HAND,
