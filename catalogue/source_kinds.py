@@ -77,6 +77,7 @@ REGISTRY: tuple[Entry, ...] = (
         *("llnl.gov", "ornl.gov", "anl.gov", "lbl.gov", "sandia.gov", "riken.jp"),
         *("research.fb.com", "research.facebook.com", "ai.meta.com", "nv-adlr.github.io"),
         *("tech.preferred.jp", "preferred.jp", "leon.bottou.org", "ista.ac.at", "argmin.net"),
+        *("blog.nnabla.org",),
     ),
     *_entries(
         FIRST_HAND,
