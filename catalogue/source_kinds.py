@@ -139,6 +139,7 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/bitsandbytes-foundation/bitsandbytes",
         "github.com/facebookarchive/fbcunn",
         "github.com/kaldi-asr/kaldi",
+        "github.com/cyclops-community/ctf",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
