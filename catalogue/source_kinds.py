@@ -1,157 +1,279 @@
-"""What kind of page a field was read on, from its address: the data-quality and sources pages
-count the fields each kind gave, and a work's page says when an identifier of it was read on a
-secondary source. The table is ours (a host -> kind list, by suffix, or a host and path prefix
-for one repository's files); an address no entry names is "other page" (document mirrors, blogs,
-summaries)."""
+"""What kind of evidence a recorded source address is: one registry, by host (and by path where
+one host holds pages of several kinds), for every "read on" link the pages, the API, the
+data-quality and sources pages and the fixtures' share script show.
+
+Three kinds:
+- first-hand: where the authors, publisher, vendor or benchmark body put the fact: the publisher
+  or proceedings, arXiv (arxiv.org only), doi.org, OpenAlex and dblp records, the authors' own
+  pages and repositories (a repository only at a pinned commit), the vendor for a device figure,
+  MLCommons for MLPerf;
+- index: a library catalogue or a curated anthology that records the work without being its
+  publisher;
+- secondary: aggregators, summaries, transcriptions, reading notes, mirrors, look-alike domains,
+  bare IP addresses, and every host the registry does not name (secondary until classified).
+
+Pure: no ORM, no request.
+"""
 
 from __future__ import annotations
 
+import ipaddress
+import re
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-SEED = "the survey's reference list"
-OTHER = "other page (document mirror, blog, summary)"
-SECONDARY = "secondary source (a third party citing the work: reading list, notes, docs, code)"
-KINDS = {
-    # First: these repositories are third parties that cite a work (not its authors' project, not
-    # an index of it); an identifier read in their files is secondary evidence. Kept in step with
-    # the fields fixtures/build/sources/identifiers.json marks `secondary` (a test holds them).
-    SECONDARY: (
-        "github.com/hiroyuki-kasai/SGDLibrary",
-        "github.com/FluxML/Flux.jl",
-        "github.com/urwithajit9/30DaysOfFLCode",
-        "github.com/parmes/solfec-2.0",
-        "github.com/tgquintela/temporal_tasks",
-        "github.com/tttor/math-foundation",
-        "github.com/apache/mxnet-site",
-        "github.com/ljk628/ML-Systems",
-        "github.com/bharathgs/Awesome-Distributed-Deep-Learning",
-    ),
-    "OpenAlex record (through a page showing it)": (
-        "openalex.org",
-        "pubindex.ai",
-        "scilynk.com",
-        "concepedia.online",
-        "hugmap.com",
-        "nobleblocks.com",
-        "explanipedia.com",
-    ),
-    "arXiv abstract page or its mirror": (
-        "arxiv.org",
-        "tomesphere.com",
-        "researchtrend.ai",
-        "sciencestack.ai",
-        "bohrium.dp.tech",
-        "pith.science",
-        "scholarfeed.org",
-        "papiers.ai",
-        "alphaxiv.org",
-        "arxiv-vanity.com",
-        "hf.xwall.us.kg",
-        "scifaro.com",
-        "hatenablog-parts.com",
-        "emergentmind.com",
-        "ciiegccf.org",
-        "sourcescore.pages.dev",
-        "arxivlens.com",
-        "deeplearn.org",
-        "summarizepaper.com",
-        "thelatestinai.com",
-    ),
-    "publisher or proceedings page": (
-        "nips.cc",
-        "neurips.cc",
-        "mlr.press",
-        "jmlr.org",
-        "jmlr.csail.mit.edu",
-        "usenix.org",
-        "thecvf.com",
-        "mlsys.org",
-        "openreview.net",
-        "aclanthology.info",
-        "icml.cc",
-        "iclr.cc",
-        "nature.com",
-        "acm.org",
-        "ieee.org",
-        "computer.org",
-        "supercomputing.org",
-        "research.google",
-        "microsoft.com",
-        "intel.com",
-        "projecteuclid.org",
-        "mpi-forum.org",
-        "siam.org",
-        "springer.com",
-        "springerlink.com",
-    ),
-    "scholarly index or catalogue": (
-        "scholar.archive.org",
-        "citegraph.io",
-        "semanticscholar.org",
-        "bibsonomy.org",
-        "mendeley.com",
-        "resea.org",
-        "hal.inria.fr",
-        "zbmath.org",
-        "researchr.org",
-        "par.nsf.gov",
-        "mlanthology.org",
-        "aminer.cn",
-        "aminer.org",
-        "acemap.info",
-        "lib.cas.cz",
-        "papers.cool",
-        "paperswithcode.com",
-        "bibbase.org",
-        "ideas.repec.org",
-        "shortscience.org",
-        "bohrium.com",
-        "utb.cz",
-        "120.26.44.124",
-        "archives-ouvertes.fr",
-        "citeulike.org",
-        "paperexplained.cn",
-        "citeseerx.ist.psu.edu",
-        "aitopics.org",
-        "hgpu.org",
-        "scilit.net",
-    ),
-    "author, lab or institution page": (
-        ".edu",
-        "ethz.ch",
-        "unixer.de",
-        "huji.ac.il",
-        "kaust.edu.sa",
-        "elsevierpure.com",
-        "rongyi.ai",
-        "microsoft-e.team",
-        "approjects.co.za",
-        "github.io",
-    ),
-    # Accepted only when the repository is the authors' own project or a project's official docs.
-    "authors' or project's repository (GitHub file)": ("github.com",),
+FIRST_HAND, INDEX, SECONDARY = "first-hand", "index", "secondary"
+KINDS = (FIRST_HAND, INDEX, SECONDARY)
+KIND_LABELS = {
+    FIRST_HAND: "first-hand (publisher, proceedings, arXiv, OpenAlex/dblp, authors, vendor)",
+    INDEX: "index (library catalogue, curated anthology)",
+    SECONDARY: "secondary (aggregator, summary, transcription, mirror, unclassified host)",
 }
+# A repository file pinned to a commit: /blob/<sha>/, /tree/<sha>/, /raw/<sha>/, /commit/<sha>.
+PINNED = re.compile(r"^/[^/]+/[^/]+/(?:blob|tree|raw|commit)/[0-9a-f]{7,40}(?:/|$)", re.I)
 
 
-def matches(host: str, suffix: str, path: str = "") -> bool:
-    """`host` is `suffix` or one of its subdomains ("papers.nips.cc" and "nips.cc"); a suffix
-    starting with a dot matches any host ending so (".edu"). An entry with a path
-    ("github.com/owner/repo") matches that host exactly and the paths under that prefix, whole
-    segments only ("github.com/owner/repo2" is not under it)."""
-    if "/" in suffix:
-        entry_host, _, prefix = suffix.partition("/")
-        under = (path.rstrip("/") + "/").lower().startswith(f"/{prefix.lower()}/")
-        return host == entry_host and under
-    if suffix.startswith("."):
-        return host.endswith(suffix)
-    return host == suffix or host.endswith("." + suffix)
+@dataclass(frozen=True)
+class Entry:
+    """One registry line: `where` is a host suffix ("nips.cc" names papers.nips.cc too), a host
+    starting with a dot for any host ending so (".edu"), or host/path-prefix for one owner or
+    repository ("github.com/mlcommons"). `pinned`: first-hand only at a pinned commit."""
+
+    where: str
+    kind: str
+    what: str
+    pinned: bool = False
+
+
+def _entries(kind: str, what: str, *where: str, pinned: bool = False) -> tuple[Entry, ...]:
+    return tuple(Entry(item, kind, what, pinned) for item in where)
+
+
+REGISTRY: tuple[Entry, ...] = (
+    *_entries(FIRST_HAND, "arXiv", "arxiv.org"),
+    *_entries(FIRST_HAND, "DOI resolver", "doi.org", "dx.doi.org"),
+    *_entries(FIRST_HAND, "OpenAlex record", "openalex.org"),
+    *_entries(FIRST_HAND, "dblp record", "dblp.org", "dblp.uni-trier.de"),
+    *_entries(
+        FIRST_HAND,
+        "publisher or proceedings",
+        *("nips.cc", "neurips.cc", "mlr.press", "jmlr.org", "jmlr.csail.mit.edu", "usenix.org"),
+        *("thecvf.com", "mlsys.org", "openreview.net", "aclanthology.org", "aclanthology.info"),
+        *("aclweb.org", "icml.cc", "iclr.cc", "nature.com", "acm.org", "ieee.org"),
+        *("computer.org", "supercomputing.org", "projecteuclid.org", "mpi-forum.org"),
+        *("siam.org", "springer.com", "springerlink.com", "springeropen.com", "isca-archive.org"),
+        *("isca-speech.org", "biorxiv.org", "sciencedirect.com", "aaai.org", "ijcai.org"),
+        *("vldb.org", "mitpressjournals.org", "direct.mit.edu", "pnas.org", "science.org"),
+        *("wiley.com", "cambridge.org", "oup.com", "tandfonline.com", "bmva.org"),
+    ),
+    *_entries(
+        FIRST_HAND,
+        "authors' lab, institution or own page",
+        *(".edu", "ethz.ch", "unixer.de", "huji.ac.il", "kaust.edu.sa"),
+        *("research.google", "research.google.com", "ai.google", "ai.googleblog.com"),
+        *("deepmind.com", "deepmind.google", "openai.com", "microsoft.com", "ibm.com"),
+        *("elsevierpure.com", "andrewng.org", "inria.fr", "archives-ouvertes.fr"),
+        *("mpi-inf.mpg.de", "cs.toronto.edu", "ox.ac.uk", "cam.ac.uk", "epfl.ch", "tum.de"),
+        *("llnl.gov", "ornl.gov", "anl.gov", "lbl.gov", "sandia.gov", "riken.jp"),
+        *("research.fb.com", "research.facebook.com", "ai.meta.com", "nv-adlr.github.io"),
+        *("tech.preferred.jp", "preferred.jp", "leon.bottou.org", "ista.ac.at", "argmin.net"),
+        *("blog.nnabla.org",),
+    ),
+    *_entries(
+        FIRST_HAND,
+        "the authors' or the project's own repository",
+        "github.com/LLNL/lbann",
+        "github.com/NVIDIA/Megatron-LM",
+        "github.com/microsoft/DeepSpeed",
+        "github.com/deepspeedai/DeepSpeed",
+        "github.com/pytorch",
+        "github.com/tensorflow",
+        "github.com/horovod/horovod",
+        "github.com/google-research",
+        "github.com/facebookresearch",
+        "github.com/NVIDIA",
+        "github.com/alpa-projects/alpa",
+        "github.com/spcl",
+        "github.com/epfml",
+        "github.com/msr-fiddle",
+        "github.com/bytedance/byteps",
+        "github.com/laekov/fastmoe",
+        "github.com/microsoft/varuna",
+        "github.com/Shigangli/Chimera",
+        "github.com/jxbz/signSGD",
+        "github.com/flexflow/FlexFlow",
+        "github.com/meta-llama/llama",
+        "github.com/keras-team/keras",
+        "github.com/hpcaitech/ColossalAI",
+        "github.com/haoliuhl/ringattention",
+        "github.com/p4lang/p4app-switchML",
+        "github.com/eladhoffer/bigBatch",
+        "github.com/cypw/DPNs",
+        "github.com/callowbird/Harmonica",
+        "github.com/fyu/dilation",
+        "github.com/tensorpack/tensorpack",
+        "github.com/MatthieuCourbariaux/BinaryConnect",
+        "github.com/songhan/Deep-Compression-AlexNet",
+        "github.com/bowenbaker/metaqnn",
+        "github.com/fengfu-chris/caffe-twns",
+        "github.com/apache/tvm",
+        "github.com/forresti/SqueezeNet",
+        "github.com/MatthieuCourbariaux/BinaryNet",
+        "github.com/JianGoForIt/YellowFin",
+        "github.com/quark0/darts",
+        "github.com/melodyguan/enas",
+        "github.com/ajbrock/SMASH",
+        "github.com/tkarras/progressive_growing_of_gans",
+        "github.com/vdumoulin/conv_arithmetic",
+        "github.com/loshchil/SGDR",
+        "github.com/liuzhuang13/DenseNet",
+        "github.com/KaimingHe/deep-residual-networks",
+        "github.com/BVLC/caffe",
+        "github.com/amplab/SparkNet",
+        "github.com/synxlin/deep-gradient-compression",
+        "github.com/dmlc/mxnet-memonger",
+        "github.com/uber-research/deep-neuroevolution",
+        "github.com/negrinho/deep_architect",
+        "github.com/openai/weightnorm",
+        "github.com/kelvinxu/arctic-captions",
+        "github.com/bitsandbytes-foundation/bitsandbytes",
+        "github.com/facebookarchive/fbcunn",
+        "github.com/kaldi-asr/kaldi",
+        "github.com/cyclops-community/ctf",
+        pinned=True,
+    ),
+    *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
+    *_entries(FIRST_HAND, "MLCommons (MLPerf)", "mlcommons.org"),
+    *_entries(FIRST_HAND, "MLCommons (MLPerf)", "github.com/mlcommons", pinned=True),
+    *_entries(
+        INDEX,
+        "library catalogue or curated anthology",
+        *("scholar.archive.org", "mlanthology.org", "researchr.org", "semanticscholar.org"),
+        *("zbmath.org", "par.nsf.gov", "citeseerx.ist.psu.edu", "lib.cas.cz", "katalog.k.utb.cz"),
+        *("scilit.net", "scilit.com", "aminer.cn", "aminer.org", "acemap.info", "ideas.repec.org"),
+        *("search.isc.ac", "scienceopen.com", "crossref.org", "europepmc.org", "nufind.nu.edu.sa"),
+    ),
+    # Third parties naming a repository of theirs: never the work's authors.
+    *_entries(
+        SECONDARY,
+        "a third party's repository (reading list, notes, docs citing the work)",
+        *("github.com/hiroyuki-kasai/SGDLibrary", "github.com/FluxML/Flux.jl"),
+        *("github.com/urwithajit9/30DaysOfFLCode", "github.com/parmes/solfec-2.0"),
+        *("github.com/tgquintela/temporal_tasks", "github.com/tttor/math-foundation"),
+        *("github.com/apache/mxnet-site", "github.com/ljk628/ML-Systems"),
+        *("github.com/bharathgs/Awesome-Distributed-Deep-Learning"),
+        *("github.com/JackonYang/paper-reading", "github.com/Watch-Later/paper-reading-2"),
+    ),
+    *_entries(SECONDARY, "look-alike of arxiv.org (not arXiv)", "arcxiv.org"),
+    *_entries(
+        SECONDARY,
+        "transcription of the survey's reference list (the project's seed page)",
+        "research.elamur.ai",
+    ),
+    *_entries(
+        SECONDARY,
+        "aggregator, summary or mirror",
+        *("tomesphere.com", "citegraph.io", "researchtrend.ai", "sciencestack.ai"),
+        *("bohrium.dp.tech", "bohrium.com", "arxivlens.com", "pith.science", "scilynk.com"),
+        *("approjects.co.za", "rongyi.ai", "sourcescore.pages.dev", "summarizepaper.com"),
+        *("papers.cool", "paperswithcode.com", "huggingface.co", "scholarfeed.org"),
+        *("papiers.ai", "alphaxiv.org", "arxiv-vanity.com", "emergentmind.com"),
+        *("deeplearn.org", "thelatestinai.com", "pubindex.ai", "concepedia.online"),
+        *("hugmap.com", "nobleblocks.com", "explanipedia.com", "mendeley.com"),
+        *("bibsonomy.org", "citeulike.org", "bibbase.org", "shortscience.org"),
+    ),
+)
+UNCLASSIFIED = Entry("", SECONDARY, "host not classified yet")
+BARE_IP = Entry("", SECONDARY, "bare IP address (no publisher)")
+
+
+@dataclass(frozen=True)
+class Classification:
+    kind: str
+    what: str
+
+
+def _host_matches(host: str, where: str) -> bool:
+    if where.startswith("."):
+        return host.endswith(where)
+    return host == where or host.endswith("." + where)
+
+
+def _path_matches(path: str, prefix: str) -> bool:
+    """Whole path segments only: github.com/apache/mxnet-site2 is not under apache/mxnet-site."""
+    return (path.rstrip("/") + "/").lower().startswith(f"/{prefix.lower().strip('/')}/")
+
+
+def _specificity(entry: Entry) -> int:
+    return len(entry.where) + (1000 if "/" in entry.where else 0)
+
+
+def matching_entry(url: str) -> Entry:
+    """The most specific registry entry naming `url` (a host and path entry over a host entry,
+    a longer host over a shorter), BARE_IP for an address, UNCLASSIFIED when none does."""
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    try:
+        ipaddress.ip_address(host)
+        return BARE_IP
+    except ValueError:
+        pass
+    found = [
+        entry
+        for entry in REGISTRY
+        if (
+            _host_matches(host, entry.where.partition("/")[0])
+            and _path_matches(parts.path, entry.where.partition("/")[2])
+            if "/" in entry.where
+            else _host_matches(host, entry.where)
+        )
+    ]
+    return max(found, key=_specificity) if found else UNCLASSIFIED
+
+
+def classify(url: str) -> Classification:
+    """The kind of evidence at `url` and what the page is. A repository the registry names as
+    the authors' is first-hand only at a pinned commit (a branch moves under the fact)."""
+    entry = matching_entry(url)
+    if entry.pinned and not PINNED.match(urlsplit(url.strip()).path):
+        return Classification(SECONDARY, f"{entry.what}, at no pinned commit")
+    return Classification(entry.kind, entry.what)
 
 
 def source_kind(url: str) -> str:
-    """The kind of page at `url` (see KINDS); OTHER when no entry names its host."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    for kind, suffixes in KINDS.items():
-        if any(matches(host, suffix, parts.path) for suffix in suffixes):
-            return kind
-    return OTHER
+    """first-hand, index or secondary (see the module's docstring)."""
+    return classify(url).kind
+
+
+def kind_counts(urls) -> dict[str, int]:
+    """{kind: how many of `urls`} for every kind (zero counts included), blanks skipped."""
+    counts = dict.fromkeys(KINDS, 0)
+    for url in urls:
+        if url:
+            counts[source_kind(url)] += 1
+    return counts
+
+
+# The kinds of fact the data-quality and sources pages count, in their order, with their words.
+FACTS = {
+    "identifiers": "identifiers (DOI, arXiv id, OpenAlex id, landing page)",
+    "bibliographic": "bibliographic fields (title, authors, year, venue)",
+    "result_figures": "result figures",
+    "result_settings": "result settings (a result's page and its configuration's pages)",
+    "placements": "placements (category assignments and citation edges)",
+}
+
+
+def evidence_row(fact: str, urls, unsourced: int = 0) -> dict:
+    """One kind of fact's recorded sources counted by kind of evidence; `unsourced` values have
+    no recorded source (they count in the total, never as first-hand)."""
+    counts = kind_counts(urls)
+    total = sum(counts.values()) + unsourced
+    return {
+        "fact": fact,
+        "label": FACTS[fact],
+        "counts": counts,
+        "unsourced": unsourced,
+        "values": total,
+        "first_hand_percent": round(100 * counts[FIRST_HAND] / total) if total else None,
+    }

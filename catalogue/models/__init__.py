@@ -54,7 +54,7 @@ from catalogue.models.search_text import (  # isort: split
     WorkSearchTextQuerySet,
 )
 
-from catalogue.models.quality import fidelity_report  # isort: split
+from catalogue.models.quality import evidence_report, fidelity_report  # isort: split
 
 from catalogue.models.results import (  # isort: split
     FIGURE_STATUSES,
@@ -121,6 +121,7 @@ __all__ = [
     "WorkQuerySet",
     "WorkSearchText",
     "WorkSearchTextQuerySet",
+    "evidence_report",
     "fidelity_report",
     "has_cost_model",
     "has_demo",

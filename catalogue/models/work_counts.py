@@ -13,7 +13,7 @@ from django.db.models.expressions import RawSQL
 from catalogue.models.choices import Era
 from catalogue.models.costs import has_cost_model, has_demo
 from catalogue.models.taxonomy import Assignment, Category
-from catalogue.source_kinds import SEED, source_kind
+from catalogue.source_kinds import evidence_row
 
 # A work's identifiers: field -> how the pages name it.
 IDENTIFIER_KINDS = {
@@ -31,6 +31,7 @@ IDENTIFIER_SOURCES = {
     "openalex_id": "openalex",
     "url": "landing_url",
 }
+IDENTIFIER_FIELD_NAMES = frozenset(IDENTIFIER_SOURCES.values())
 
 # Stands for a request's filtered ids in SQL compiled once (see WorkQuerySet.facet_counts).
 IDS_STAND_IN = "SELECT -7129 WHERE 1 = 0"
@@ -122,21 +123,22 @@ class WorkCounts(models.QuerySet):
     def identifier_report(self) -> dict:
         """What the data-quality and sources pages say of identifiers, in one query: per era,
         how many works hold each identifier (DOI, arXiv id, OpenAlex id, URL) and at least one;
-        and the kinds of page the recorded fields were read on, with how many fields each gave
-        (an identifier without a recorded page came with the survey's reference list)."""
+        and the evidence of the works' recorded fields (identifiers, bibliographic fields) by
+        kind (catalogue/source_kinds.py), an identifier with no recorded page counted apart."""
         eras = {era: Counter() for era in Era.values}
-        kinds: Counter = Counter()
+        identifier_urls, field_urls, unsourced = [], [], 0
         rows = self.values_list("era", "doi", "arxiv_id", "openalex_id", "url", "field_sources")
         for era, doi, arxiv_id, openalex_id, url, sources in rows:
             held = dict(zip(IDENTIFIER_KINDS, (doi, arxiv_id, openalex_id, url), strict=True))
             eras[era].update([name for name, value in held.items() if value])
             eras[era]["works"] += 1
             eras[era]["any"] += any(held.values())
-            kinds.update(source_kind(url) for url in (sources or {}).values())
-            kinds[SEED] += sum(
-                1
+            sources = sources or {}
+            for name, url in sources.items():
+                (identifier_urls if name in IDENTIFIER_FIELD_NAMES else field_urls).append(url)
+            unsourced += sum(
+                bool(value) and IDENTIFIER_SOURCES[name] not in sources
                 for name, value in held.items()
-                if value and era == Era.SURVEY and IDENTIFIER_SOURCES[name] not in (sources or {})
             )
         return {
             "eras": [
@@ -152,7 +154,8 @@ class WorkCounts(models.QuerySet):
                 }
                 for era, counts in eras.items()
             ],
-            "source_kinds": [
-                {"kind": kind, "fields": count} for kind, count in kinds.most_common() if count
+            "evidence": [
+                evidence_row("identifiers", identifier_urls, unsourced),
+                evidence_row("bibliographic", field_urls),
             ],
         }

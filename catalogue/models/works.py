@@ -23,7 +23,7 @@ from catalogue.models.taxonomy import Assignment, Category
 from catalogue.models.work_counts import IDENTIFIER_KINDS, IDENTIFIER_SOURCES, WorkCounts
 from catalogue.paths import path_with
 from catalogue.search_sql import FullTextRank, NotIndexed, highlights_sql
-from catalogue.source_kinds import SECONDARY, source_kind
+from catalogue.source_kinds import SECONDARY, classify
 
 KEY_VALIDATOR = RegexValidator(
     rf"^{KEY_REGEX}$",
@@ -518,18 +518,23 @@ class Work(Curated):
     @property
     def identifier_evidence(self) -> list[tuple[str, str]]:
         """("Evidence", what it is) for each identifier the work shows whose recorded page is a
-        secondary source (a third party citing the work, see catalogue/source_kinds.py): the
-        work's page says so below the identifier's "read on" address."""
+        secondary source (catalogue/source_kinds.py): the work's page says so below the
+        identifier's "read on" address. An identifier with no recorded page says nothing here:
+        it came with the survey's reference list."""
         sources = self.field_sources or {}
+        found = {
+            name: classify(sources[IDENTIFIER_SOURCES[name]])
+            for name in IDENTIFIER_KINDS
+            if getattr(self, name) and IDENTIFIER_SOURCES[name] in sources
+        }
         return [
             (
                 "Evidence",
-                f"{label} read on a secondary source (a third party citing the work), "
+                f"{IDENTIFIER_KINDS[name]} read on a secondary source ({kind.what}), "
                 "not on a page of its publisher, its authors or an index",
             )
-            for name, label in IDENTIFIER_KINDS.items()
-            if getattr(self, name)
-            and source_kind(sources.get(IDENTIFIER_SOURCES[name], "")) == SECONDARY
+            for name, kind in found.items()
+            if kind.kind == SECONDARY
         ]
 
 

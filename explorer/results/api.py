@@ -50,8 +50,9 @@ class ResultsView(ReadOnlyView):
     @extend_schema(
         summary="Measured results from the literature, with their sources and predictions",
         description=(
-            "Each result: its work, configuration, figures (each read on a page with its URL, "
-            "derived with its derivation, or recalled), where in the paper, and the planner's "
+            "Each result: its work, configuration, figures (each read on a page with its URL "
+            "and that page's `source_kind`: first-hand, index or secondary; derived with its "
+            "derivation; or recalled), where in the paper, and the planner's "
             "prediction (ratio predicted / measured) or why the planner cannot express it; "
             "`summary` per strategy family; `charts` the record charts' points."
         ),

@@ -14,6 +14,7 @@ from django import forms
 
 from catalogue.bibtex import display_text
 from catalogue.models import Result, StrategyFamily, Technique
+from catalogue.source_kinds import source_kind
 from catalogue.version import per_version
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.networks import networks
@@ -123,9 +124,13 @@ def result_row(result: Result) -> dict[str, Any]:
             "parameters": result.parameters,
         },
         "techniques": [{"slug": t.slug, "name": t.name} for t in result.techniques.all()],
-        "figures": result.figures,
+        "figures": [
+            figure | {"source_kind": source_kind(figure["url"]) if figure.get("url") else None}
+            for figure in result.figures
+        ],
         "status": result.status,
         "source_url": result.source_url,
+        "source_kind": source_kind(result.source_url) if result.source_url else None,
         "config_sources": result.config_sources,
         "location": result.location,
         "claim": result.claim,
@@ -189,9 +194,11 @@ def chart_points(rows: list[dict]) -> dict[str, list[dict]]:
     utilisation of large-model training by year. Each point links to its work."""
 
     def point(row: dict, y: float) -> dict:
-        work = row["work"]
-        url = work["url"] if work else (row["outside_catalogue"] or {}).get("url", "")
-        name = work["key"] if work else (row["outside_catalogue"] or {}).get("key", "")
+        work, outside = row["work"], row["outside_catalogue"] or {}
+        url = work["url"] if work else outside.get("url", "")
+        # A work outside the catalogue is named by its title, never by a key that reads as one
+        # of the catalogue's works.
+        name = work["key"] if work else f"{outside.get('title', '')} (not in the catalogue)"
         return {
             "id": row["id"],
             "year": row["year"],

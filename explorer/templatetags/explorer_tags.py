@@ -16,6 +16,7 @@ from catalogue.costs import FormulaError
 from catalogue.mathml import formula_mathml
 from catalogue.models import FormulaStatus, Work
 from catalogue.paths import path_parts
+from catalogue.source_kinds import classify
 from explorer.web.links import link
 
 register = template.Library()
@@ -198,6 +199,19 @@ def work_url(key: str) -> str:
 @register.filter
 def get_item(mapping: dict, key: str):
     return mapping.get(key)
+
+
+@register.simple_tag
+def source_kind_badge(url: str) -> SafeString:
+    """The kind of evidence a "read on" address is (first-hand, index, secondary: the registry
+    of catalogue/source_kinds.py), as a badge whose title says what the page is."""
+    found = classify(url or "")
+    return format_html(
+        '<span class="source-kind source-kind-{}" title="{}">{}</span>',
+        found.kind,
+        found.what,
+        found.kind,
+    )
 
 
 # How the data's own notes name their sources, and what a reader is told instead. The notes come

@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from catalogue.bibtex import display_text, export_works
 from catalogue.models import Author, Citation, CostModel, Technique, Work
+from catalogue.source_kinds import KINDS, source_kind
 from explorer.web.links import link_maker
 from explorer.works.find_links import search_links
 
@@ -186,6 +187,10 @@ class WorkDetailSerializer(WorkListSerializer):
     cited_by_url = serializers.SerializerMethodField()
     techniques = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
     bibtex = serializers.SerializerMethodField()
+    field_source_kinds = serializers.SerializerMethodField(
+        help_text="For each entry of field_sources, the kind of evidence its page is: first-hand, "
+        "index or secondary (an unclassified host is secondary)."
+    )
     search_links = serializers.SerializerMethodField(
         help_text="Searches for this work (dblp, Semantic Scholar, Google Scholar) built from its "
         "title and first author: searches, not identifiers."
@@ -208,6 +213,7 @@ class WorkDetailSerializer(WorkListSerializer):
             "note",
             "abstract",
             "field_sources",
+            "field_source_kinds",
             "techniques",
             "cites",
             "cites_count",
@@ -218,6 +224,15 @@ class WorkDetailSerializer(WorkListSerializer):
             "bibtex",
             "search_links",
         ]
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "additionalProperties": {"type": "string", "enum": list(KINDS)},
+        }
+    )
+    def get_field_source_kinds(self, work: Work) -> dict[str, str]:
+        return {name: source_kind(url) for name, url in (work.field_sources or {}).items()}
 
     def get_bibtex(self, work: Work) -> str:
         return export_works([work])

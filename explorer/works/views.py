@@ -22,6 +22,7 @@ from catalogue.models import (
     Result,
     Technique,
     Work,
+    evidence_report,
 )
 from catalogue.version import per_version
 from explorer.web.errors import named_messages
@@ -291,11 +292,13 @@ def suggest(request):
 def sources(request):
     """Where the catalogue's facts come from, in the reader's words: the page every "S1" and
     "the facts record" on the other pages links to."""
+    identifiers = Work.objects.identifier_report()
     context = {
         "reference_count": Work.objects.references().count(),
         "evidence": dict(Assignment.objects.works_per_evidence()),
         "provenance": dict(Citation.objects.per_provenance()),
         "provenance_labels": dict(Provenance.choices),
-        "identifiers": Work.objects.identifier_report(),
+        "identifiers": identifiers,
+        "source_evidence": evidence_report(identifiers),
     }
     return render(request, "works/sources.html", context)

@@ -27,7 +27,7 @@ def test_it_loads_every_result_of_the_fixture_with_its_work(survey):
     assert goyal.devices == 256 and goyal.network == "resnet-50"
     assert goyal.figure("time_to_train_s") == 3600
     assert goyal.status == ResultStatus.READ
-    assert goyal.source_url == "https://papers.cool/arxiv/1706.02677"
+    assert goyal.source_url == "https://research.fb.com/publications/imagenet1kin1h/"
     assert {t.slug for t in goyal.techniques.all()} >= {"data-parallelism", "allreduce"}
     palm = Result.objects.get(slug="chowdhery2022-palm-540b")
     assert palm.work is None and palm.outside["key"] == "chowdhery2022palm"

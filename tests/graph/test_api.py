@@ -8,6 +8,7 @@ import networkx as nx
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 
+from catalogue.source_kinds import FACTS
 from explorer.graph.documents import CAVEAT, COLLECTION_CAVEAT
 from tests.helpers import clear_caches, make_assignment, make_category, make_citation, make_work
 
@@ -468,6 +469,18 @@ def shares(works: int, with_any: int, doi: int = 0, arxiv: int = 0, url: int = 0
     }
 
 
+def evidence(fact: str, first_hand: int = 0, secondary: int = 0) -> dict:
+    values = first_hand + secondary
+    return {
+        "fact": fact,
+        "label": FACTS[fact],
+        "counts": {"first-hand": first_hand, "index": 0, "secondary": secondary},
+        "unsourced": 0,
+        "values": values,
+        "first_hand_percent": round(100 * first_hand / values) if values else None,
+    }
+
+
 def test_it_reports_data_quality(catalogue, client):
     make_work(
         "orphan",
@@ -487,7 +500,24 @@ def test_it_reports_data_quality(catalogue, client):
             {"era": "after", "label": "after the survey", **shares(0, 0)},
             {"era": "curated", "label": "added by curators", **shares(0, 0)},
         ],
-        "source_kinds": [{"kind": "OpenAlex record (through a page showing it)", "fields": 1}],
+        "evidence": [evidence("identifiers", first_hand=1), evidence("bibliographic")],
+    }
+    # An OpenAlex record is first-hand; the five edges rest on example.org (not classified).
+    assert document.pop("evidence") == {
+        "kinds": ["first-hand", "index", "secondary"],
+        "facts": [
+            evidence("identifiers", first_hand=1),
+            evidence("bibliographic"),
+            evidence("result_figures"),
+            evidence("result_settings"),
+            evidence("placements", secondary=5),
+        ],
+        "all_but_placements": {
+            "counts": {"first-hand": 1, "index": 0, "secondary": 0},
+            "unsourced": 0,
+            "values": 1,
+            "first_hand_percent": 100,
+        },
     }
     assert document == {
         "coverage": {

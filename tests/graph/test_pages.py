@@ -55,12 +55,12 @@ def test_it_draws_the_real_graph_and_says_how_thin_it_is(survey, client):
     assert response.status_code == 200
     html = response.content.decode()
     assert "140 of 269" in html
-    assert "677" in html and "685 pieces of evidence" in html
+    assert "672" in html and "680 pieces of evidence" in html
     assert "a missing edge does not mean &quot;does not cite&quot;" in html
     assert scripts_are_external_or_data(html)
     assert '<script id="graph-data" type="application/json">' in html
     plot = drawing(response)
-    assert len(plot["nodes"]) == 269 and len(plot["edges"]) == 677
+    assert len(plot["nodes"]) == 269 and len(plot["edges"]) == 672
     assert SURVEY not in {n["key"] for n in plot["nodes"]}
     alexnet = next(n for n in plot["nodes"] if n["key"] == "krizhevsky2012imagenet")
     assert alexnet["in_degree"] == 42  # distinct citing references
@@ -70,7 +70,7 @@ def test_it_draws_the_real_graph_and_says_how_thin_it_is(survey, client):
 
 def test_it_shows_the_survey_node_on_request(survey, client):
     plot = drawing(client.get("/graph/?survey=1"))
-    assert len(plot["nodes"]) == 270 and len(plot["edges"]) == 677 + 269
+    assert len(plot["nodes"]) == 270 and len(plot["edges"]) == 672 + 269
 
 
 def test_it_draws_an_ego_view(survey, client):
@@ -147,7 +147,7 @@ def test_it_lists_works_without_edges_on_the_data_quality_page(survey, client):
     assert report["coverage"]["provenances"] == {
         "citing-paper-bibliography": 79,
         "reference-list-note": 600,
-        "secondary-index": 6,
+        "secondary-index": 1,
         "survey-reference-list": 269,
     }
     html = response.content.decode()
@@ -229,8 +229,9 @@ def test_it_shows_data_quality_in_constant_queries(small, client, django_assert_
     # response cache and the graph:
     # 1. graph version; 2. works with their category codes; 3. citations; 4-7 the statuses of
     # cost models and categories, the people and the spellings left apart, 8 the works'
-    # identifiers and their sources (fidelity_report)
-    with django_assert_num_queries(8):
+    # identifiers and their sources (fidelity_report), 9-11 the sources of results, category
+    # assignments and citation edges (evidence_report)
+    with django_assert_num_queries(11):
         response = client.get("/data-quality/")
     assert response.status_code == 200
     # the whole response is cached: 1. the catalogue version

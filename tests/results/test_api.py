@@ -6,7 +6,8 @@ import io
 
 import pytest
 
-from catalogue.models import Result
+from catalogue.models import Result, Work
+from explorer.results.documents import all_rows, chart_points
 
 
 def test_it_answers_one_result_as_a_whole_document(client, survey):
@@ -51,6 +52,7 @@ def test_it_answers_one_result_as_a_whole_document(client, survey):
                 "status": "read",
                 "url": read,
                 "derivation": "",
+                "source_kind": "secondary",
             },
             {
                 "name": "accuracy",
@@ -59,10 +61,12 @@ def test_it_answers_one_result_as_a_whole_document(client, survey):
                 "status": "read",
                 "url": cacm,
                 "derivation": "",
+                "source_kind": "first-hand",
             },
         ],
         "status": "read",
         "source_url": read,
+        "source_kind": "secondary",
         "config_sources": {"devices": read, "device_kind": read},
         "location": "Section 3.2 and Section 5",
         "claim": (
@@ -271,5 +275,15 @@ def test_a_hub_shows_its_techniques_results_and_a_work_page_its_own(client, surv
     assert 'href="/results/#result-goyal2017-resnet50-256gpu"' in html
     page = client.get("/works/goyal2017accurate/").content.decode()
     assert 'id="results"' in page and "time_to_train_s 60 min" in page
-    assert 'href="https://papers.cool/arxiv/1706.02677"' in page
+    assert 'href="https://research.fb.com/publications/imagenet1kin1h/"' in page
     assert 'href="/results/#result-krizhevsky2012-alexnet-2gpu"' not in page
+
+
+def test_the_chart_names_a_work_outside_the_catalogue_by_its_title(client, survey):
+    points = chart_points(all_rows())["resnet50_time_to_train"]
+    mikami = next(p for p in points if p["id"] == "mikami2018-resnet50-224s")
+    assert mikami["work"].endswith("(not in the catalogue)")
+    assert mikami["work"].startswith("Massively Distributed SGD")
+    assert not Work.objects.filter(key="mikami2018massively").exists()
+    goyal = next(p for p in points if p["id"] == "goyal2017-resnet50-256gpu")
+    assert goyal["work"] == "goyal2017accurate"

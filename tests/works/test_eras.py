@@ -36,14 +36,15 @@ def test_it_gives_each_later_work_its_era_and_source_url_in_the_api(client, surv
         assert {c["evidence"] for c in work["categories"]} == {"curated-after-survey"}
         assert all(c["source_note"] for c in work["categories"])
     gpipe = client.get("/api/works/huang2019gpipe/").json()
-    assert (gpipe["era"], gpipe["source_url"]) == (
-        "after",
-        "https://scholar.archive.org/work/kntf5h3kifhdfdcbkpwikttbaa",
+    # Issue 37: GPipe's title, year and arXiv id are read in Lingvo's list of
+    # publications (the authors' repository at a pinned commit), first-hand.
+    lingvo = (
+        "https://github.com/tensorflow/lingvo/blob/"
+        "e0be5dc4ce9b89d91c0be343f54c5d7a5b1bcb59/PUBLICATIONS.md"
     )
-    assert (
-        gpipe["field_sources"]["arxiv"]
-        == "https://scholar.archive.org/work/kntf5h3kifhdfdcbkpwikttbaa"
-    )
+    assert (gpipe["era"], gpipe["source_url"]) == ("after", lingvo)
+    assert gpipe["field_sources"]["arxiv"] == lingvo
+    assert gpipe["field_source_kinds"]["arxiv"] == "first-hand"
     assert gpipe["categories"] == [
         {
             "code": "net-pipe",
@@ -78,7 +79,10 @@ def test_it_exports_later_works_with_their_era_and_source(client, survey):
     assert {row["era"] for row in rows} == {"after"} and all(row["source_url"] for row in rows)
     bib = client.get("/api/export/?format=bibtex&era=after&q=gpipe").content.decode()
     assert "era = {after}" in bib
-    assert "sourceurl = {https://scholar.archive.org/work/kntf5h3kifhdfdcbkpwikttbaa}" in bib
+    assert (
+        "sourceurl = {https://github.com/tensorflow/lingvo/blob/"
+        "e0be5dc4ce9b89d91c0be343f54c5d7a5b1bcb59/PUBLICATIONS.md}"
+    ) in bib
     survey_bib = client.get("/api/export/?format=bibtex&level=ops").content.decode()
     assert "era =" not in survey_bib and "sourceurl" not in survey_bib
 
@@ -87,12 +91,16 @@ def test_it_exports_later_works_with_their_era_and_source(client, survey):
 def test_it_shows_the_source_url_and_the_curated_mapping_on_a_later_work_page(client, survey):
     html = client.get("/works/shoeybi2019megatron/").content.decode()
     assert "after the survey" in html
-    assert 'href="https://sourcescore.pages.dev/embed/claim/5739ea06ced93de9/"' in html
+    # Issue 37: Megatron-LM's record and arXiv id are read in its authors'
+    # README at a pinned commit (first-hand), no longer on aggregators.
+    readme = (
+        "https://github.com/NVIDIA/Megatron-LM/blob/"
+        "d98e8a64ddf34856e74b24714e3bedb2f5a39553/README.md"
+    )
+    assert f'href="{readme}"' in html
     assert "curated after the survey" in html and "added after the survey" in html
     assert "Intra-layer (tensor) model parallelism" in html
-    assert (
-        'href="https://wiki.papiers.ai/arxiv/1909.08053/mindmap"' in html
-    )  # the arXiv id's source
+    assert "sourcescore.pages.dev" not in html and "wiki.papiers.ai" not in html
 
 
 @pytest.mark.django_db

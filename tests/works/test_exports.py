@@ -75,6 +75,8 @@ def test_ris_carries_pages_authors_and_arxiv_ids(client, survey):
         "urls": ["https://arxiv.org/abs/1704.05021"],
         "name_of_database": "arXiv",
         "accession_number": "1704.05021",
+        # Issue 37: the EMNLP 2017 DOI, read on the ACL Anthology's record.
+        "doi": "10.18653/v1/d17-1045",
     }
 
 
@@ -136,6 +138,7 @@ def test_csl_json_is_valid_against_the_csl_data_schema(client, survey):
         "URL": "https://arxiv.org/abs/1704.05021",
         "archive": "arXiv",
         "archive_location": "1704.05021",
+        "DOI": "10.18653/v1/d17-1045",
     }
     assert by_id["alistarh2017qsgd"]["page"] == "1709-1720"
     assert by_id["abadi2015tensorflow"]["note"] == "author list truncated by the source (et al.)"

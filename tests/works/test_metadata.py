@@ -113,6 +113,7 @@ def test_a_work_page_carries_the_tags_zotero_reads_and_they_match_the_record(cli
     assert article["identifier"] == [
         {"@type": "PropertyValue", "propertyID": "DOI", "value": "10.1145/3320060"},
         {"@type": "PropertyValue", "propertyID": "arXiv", "value": "1802.09941"},
+        {"@type": "PropertyValue", "propertyID": "OpenAlex", "value": "W2972087877"},
     ]
 
 
@@ -170,8 +171,14 @@ def test_data_quality_and_sources_give_the_share_of_each_identifier(client, surv
         name: expected[name] for name in ("doi", "arxiv_id", "openalex_id", "url")
     }
     assert (after_era["works"], after_era["with_any"]) == (102, 102)
-    kinds = {row["kind"]: row["fields"] for row in report["source_kinds"]}
-    assert kinds["the survey's reference list"] == expected["seed"] == 80
+    # The identifiers the reference list printed have a recorded page now (issue 37): none is
+    # left without one.
+    identifiers = report["evidence"][0]
+    assert (identifiers["fact"], identifiers["unsourced"], expected["seed"]) == (
+        "identifiers",
+        0,
+        80,
+    )
     share = round(100 * expected["any"] / 270)
     for url in ("/data-quality/", "/sources/"):
         html = client.get(url).content.decode()

@@ -1,0 +1,129 @@
+"""Issue 37 item 1: one registry classifies every recorded source address as first-hand, index
+or secondary, by host and, where one host holds several kinds, by path (pure, no database)."""
+
+import pytest
+
+from catalogue.source_kinds import (
+    FIRST_HAND,
+    INDEX,
+    KINDS,
+    SECONDARY,
+    classify,
+    evidence_row,
+    kind_counts,
+    source_kind,
+)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://arxiv.org/abs/1706.02677",
+        "https://export.arxiv.org/abs/1706.02677v2",
+        "https://ar5iv.labs.arxiv.org/html/2104.04473",
+        "https://doi.org/10.1109/5.726791",
+        "https://api.openalex.org/works/doi:10.1145/3320060",
+        "https://openalex.org/W2112796928",
+        "https://dblp.org/rec/conf/sc/NarayananSCLPKV21",
+        "https://papers.nips.cc/paper/2012/hash/6aca9700-Abstract.html",
+        "https://proceedings.mlr.press/v97/huang19a.html",
+        "https://www.usenix.org/conference/atc21/presentation/ren-jie",
+        "https://dl.acm.org/doi/10.1145/3458817.3476209",
+        "https://aclanthology.org/D17-1045/",
+        "http://stanford.edu/~jduchi/projects/AgarwalDu11.html",
+        "https://www.microsoft.com/en-us/research/publication/zero/",
+        "https://github.com/NVIDIA/Megatron-LM/blob/0123456789abcdef0123456789abcdef01234567/README.md",
+        "https://github.com/mlcommons/training_results_v1.0/tree/cf2c1b3/NVIDIA/results",
+        "https://mlcommons.org/benchmarks/training/",
+        "https://developer.nvidia.com/facebook-trains-imagenet-1-hour",
+    ],
+)
+def test_it_calls_publishers_arxiv_records_authors_and_vendors_first_hand(url):
+    assert source_kind(url) == FIRST_HAND
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://scholar.archive.org/work/kntf5h3kifhdfdcbkpwikttbaa",
+        "https://mlanthology.org/icml/2019/huang2019icml/",
+        "https://researchr.org/publication/RajbhandariRRH20",
+        "https://katalog.lib.cas.cz/KNAV/EdsRecord/edsarx,edsarx.2006.16668",
+        "https://www.semanticscholar.org/paper/abc",
+    ],
+)
+def test_it_calls_catalogues_and_anthologies_an_index(url):
+    assert source_kind(url) == INDEX
+
+
+@pytest.mark.parametrize(
+    ("url", "what"),
+    [
+        ("https://tomesphere.com/paper/1704.05021", "aggregator, summary or mirror"),
+        ("https://citegraph.io/paper/6189e6d05244ab9dcb76e5ae", "aggregator, summary or mirror"),
+        ("https://www.researchtrend.ai/papers/1811.10792", "aggregator, summary or mirror"),
+        ("https://summarizepaper.com/en/tree/2203.12533v1", "aggregator, summary or mirror"),
+        ("https://papers.cool/arxiv/1706.02677", "aggregator, summary or mirror"),
+        ("https://huggingface.co/papers/1802.09941", "aggregator, summary or mirror"),
+        ("https://arcxiv.org/abs/2201.11990", "look-alike of arxiv.org (not arXiv)"),
+        ("http://120.26.44.124:3004/paper/1", "bare IP address (no publisher)"),
+        ("http://[2001:db8::1]/paper", "bare IP address (no publisher)"),
+        ("https://never-heard-of.example/paper", "host not classified yet"),
+        ("not a url", "host not classified yet"),
+    ],
+)
+def test_aggregators_mirrors_look_alikes_ips_and_unknown_hosts_are_secondary(url, what):
+    assert classify(url).kind == SECONDARY
+    assert classify(url).what == what
+
+
+def test_a_look_alike_host_is_not_a_subdomain_of_what_it_imitates():
+    assert source_kind("https://arxiv.org.example.com/abs/1") == SECONDARY
+    assert source_kind("https://notarxiv.org/abs/1") == SECONDARY
+    assert source_kind("https://www.arxiv.org/abs/1") == FIRST_HAND
+
+
+def test_a_repository_is_first_hand_only_when_the_authors_and_pinned_to_a_commit():
+    pinned = "https://github.com/NVIDIA/Megatron-LM/blob/3c92fa9/README.md"
+    assert source_kind(pinned) == FIRST_HAND
+    branch = classify("https://github.com/NVIDIA/Megatron-LM/blob/main/README.md")
+    assert branch.kind == SECONDARY and branch.what.endswith("at no pinned commit")
+    assert source_kind("https://github.com/mlcommons") == SECONDARY
+    # A third party's repository, pinned or not; a repository the registry does not name.
+    notes = "https://github.com/JackonYang/paper-reading/blob/d4b81fc5af34d555f12135a83c09915801e1913e/a.md"
+    assert source_kind(notes) == SECONDARY
+    assert source_kind("https://github.com/someone/notes/blob/d4b81fc/a.md") == SECONDARY
+
+
+def test_a_repository_entry_matches_its_own_files_only():
+    assert classify("https://github.com/Apache/MXNet-Site/blob/abc1234/README.md").what == (
+        "a third party's repository (reading list, notes, docs citing the work)"
+    )
+    # Another repository whose name extends it, the same path on another host.
+    assert classify("https://github.com/apache/mxnet-site2/blob/abc1234/a.md").what == (
+        "host not classified yet"
+    )
+    assert classify("https://gitlab.com/apache/mxnet-site/blob/abc/a.md").what == (
+        "host not classified yet"
+    )
+
+
+def test_the_most_specific_entry_wins():
+    # mlcommons.org (first-hand) over nothing; github.com/NVIDIA over the generic github.com
+    assert classify("https://github.com/NVIDIA/apex/blob/0123abc/README.md").kind == FIRST_HAND
+    assert classify("https://lanlexperts.elsevierpure.com/en/publications/x").kind == FIRST_HAND
+
+
+def test_it_counts_and_shares_by_kind():
+    urls = ["https://arxiv.org/abs/1", "https://tomesphere.com/x", "", "https://mlanthology.org/y"]
+    assert kind_counts(urls) == {FIRST_HAND: 1, INDEX: 1, SECONDARY: 1}
+    assert evidence_row("identifiers", urls, unsourced=1) == {
+        "fact": "identifiers",
+        "label": "identifiers (DOI, arXiv id, OpenAlex id, landing page)",
+        "counts": {FIRST_HAND: 1, INDEX: 1, SECONDARY: 1},
+        "unsourced": 1,
+        "values": 4,
+        "first_hand_percent": 25,
+    }
+    assert evidence_row("placements", [])["first_hand_percent"] is None
+    assert KINDS == (FIRST_HAND, INDEX, SECONDARY)
