@@ -29,8 +29,10 @@ def test_it_loads_every_result_of_the_fixture_with_its_work(survey):
     assert goyal.status == ResultStatus.READ
     assert goyal.source_url == "https://research.fb.com/publications/imagenet1kin1h/"
     assert {t.slug for t in goyal.techniques.all()} >= {"data-parallelism", "allreduce"}
-    palm = Result.objects.get(slug="chowdhery2022-palm-540b")
-    assert palm.work is None and palm.outside["key"] == "chowdhery2022palm"
+    palm = Result.objects.get(slug="chowdhery2022-palm-540b")  # a work after the survey now
+    assert palm.work.key == "chowdhery2022palm" and palm.outside is None
+    akiba = Result.objects.get(slug="akiba2017-resnet50-1024gpu")  # still outside the catalogue
+    assert akiba.work is None and akiba.outside["key"] == "akiba2017extremely"
 
 
 def test_a_second_load_changes_nothing(survey):
