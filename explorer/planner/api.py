@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.renderers import FastJSONRenderer
 
+from .devices import catalogue_devices
 from .documents import PlannerError, answer
 from .machine import (
     ALLREDUCE_ALGORITHMS,
@@ -50,6 +51,14 @@ def _parameters() -> list[OpenApiParameter]:
             "configuration of your own: layers, hidden, heads, seq_len, vocab...)",
         ),
         OpenApiParameter("machine", str, enum=list(PRESETS), description="machine preset"),
+        OpenApiParameter(
+            "device",
+            str,
+            enum=list(catalogue_devices()),
+            description="a device of the catalogue (/devices/): its peak at the precision, "
+            "memory and intra-node link over the machine preset's (explicit values win; a "
+            "figure the catalogue does not state must be given)",
+        ),
         OpenApiParameter("allreduce", str, enum=list(ALLREDUCE_ALGORITHMS)),
         OpenApiParameter(
             "precision",

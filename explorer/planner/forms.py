@@ -11,6 +11,7 @@ from typing import Any
 
 from django import forms
 
+from .devices import catalogue_devices
 from .machine import (
     ALLREDUCE_ALGORITHMS,
     BOUNDS,
@@ -50,6 +51,11 @@ class PlannerForm(forms.Form):
     network = forms.ChoiceField(required=False, choices=[])
     machine = forms.ChoiceField(
         required=False, choices=[(slug, preset.name) for slug, preset in PRESETS.items()]
+    )
+    device = forms.ChoiceField(
+        required=False,
+        choices=[(slug, device.name) for slug, device in catalogue_devices().items()],
+        label="device of the catalogue (its peak, memory and intra-node link over the machine's)",
     )
     allreduce = forms.ChoiceField(
         required=False,

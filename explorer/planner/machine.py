@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .devices import DEVICES, Device
+from .devices import Device, catalogue_devices, devices
 
 MAX_P = 4096
 MAX_SWEEP_POINTS = 32
@@ -186,6 +186,7 @@ class Inputs:
     sweep_max: int = 256
     sweep_points: int = 16
     machine: str = "example"
+    device: str = ""  # the device of the catalogue the machine is built of ("": example values)
     # Transformers (issue 26); None: the preset's (the network's configuration, a free layout).
     layers: int | None = None
     hidden: int | None = None
@@ -283,20 +284,27 @@ class MachinePreset:
     name: str
     values: dict[str, Any]
     sources: dict[str, str]  # input name -> where the value comes from ("example value" else)
-    device: str = ""  # its devices' entry in devices.DEVICES ("": example values)
+    device: str = ""  # its devices' entry in devices.devices() ("": example values)
 
 
 def _on(device: Device, precision: str) -> tuple[dict[str, Any], dict[str, str]]:
-    """A preset's peak and memory from the device table, with their sources."""
-    values = {"flops": device.flops(precision), "memory_gb": device.memory_gb}
-    return values, {"flops": device.source("peak"), "memory_gb": device.source("memory_gb")}
+    """A preset's peak, memory and intra-node link from the device table, with their sources."""
+    values = {
+        "flops": device.flops(precision),
+        "memory_gb": device.memory_gb,
+        "intra_bandwidth_gbs": device.intra_bandwidth_gbs,
+    }
+    sources = {"flops": device.source(f"flops.{precision}")}
+    sources |= {name: device.source(name) for name in ("memory_gb", "intra_bandwidth_gbs")}
+    return values, sources
 
 
-P100_VALUES, P100_SOURCES = _on(DEVICES["p100"], "fp32")
-A100_VALUES, A100_SOURCES = _on(DEVICES["a100-80gb"], "bf16-mixed")
+P100_VALUES, P100_SOURCES = _on(devices()["p100-sxm2"], "fp32")
+A100_VALUES, A100_SOURCES = _on(devices()["a100-sxm4-80gb"], "bf16-mixed")
 
 
 EXAMPLE = "example value"
+YOURS = "your value"
 ALEXNET_HARDWARE = (
     "AlexNet [136] trained on two GTX 580 3GB GPUs (the paper's §3.2 and §5; transcribed at "
     "http://users.ics.aalto.fi/perellm1/thesis/summaries_html/node64.html)"
@@ -317,11 +325,11 @@ GOYAL_ETHERNET = (
 )
 UNKNOWN_INTRA_LATENCY = "unknown (no source found): the latency between nodes is used"
 
-A100_NVLINK = (
-    "300 GB/s each way: an A100's twelve third-generation NVLink links carry 600 GB/s in all "
-    "(NVIDIA, https://www.nvidia.com/de-de/data-center/nvlink/; '300+300 GB/s NVLink' at "
-    "https://glennklockwood.com/garden/processors/A100); the six NVSwitches of an 8-GPU node "
-    "give every pair of GPUs that rate (https://jingchaozhang.github.io/A100-white-paper/)"
+A100_NODE = (
+    "8 NVIDIA 80GB A100 GPUs per node: the Megatron-LM README on NVIDIA's Selene ('Each cluster "
+    "node has 8 NVIDIA 80GB A100 GPUs', from January 2022 to July 2024: "
+    "https://github.com/NVIDIA/Megatron-LM/blob/145d2eb947a614fdf81e73efd0cf417c1bc5ac94/"
+    "README.md)"
 )
 LLAMA2_LINKS = (
     "200 Gbps end-points between nodes = 25 GB/s: the Llama 2 paper (Touvron et al. 2023, "
@@ -330,6 +338,13 @@ LLAMA2_LINKS = (
     "adapter per GPU): unconfirmed"
 )
 A100_INTRA_LATENCY = "example value: no source found for the NVLink latency"
+
+# What a device figure is, for the message naming one the catalogue does not state.
+DEVICE_FIGURES = {
+    "flops": "its peak FLOP/s at {precision}",
+    "memory_gb": "its memory",
+    "intra_bandwidth_gbs": "its link to the other devices of a node",
+}
 
 PRESETS: dict[str, MachinePreset] = {
     preset.slug: preset
@@ -365,23 +380,25 @@ PRESETS: dict[str, MachinePreset] = {
             "Goyal et al.'s 256 P100 GPUs, 8 per server on NVLink, Ethernet between servers",
             {
                 "P": 256,
-                **P100_VALUES,
+                "flops": P100_VALUES["flops"],
+                "memory_gb": P100_VALUES["memory_gb"],
                 "latency_us": 5.0,
                 "bandwidth_gbs": 6.25,
                 "gamma": 4,
                 "devices_per_node": 8,
                 "intra_latency_us": None,
-                "intra_bandwidth_gbs": 80.0,
+                "intra_bandwidth_gbs": P100_VALUES["intra_bandwidth_gbs"],  # its NVLink
             },
             {
                 "P": GOYAL_HARDWARE,
-                **P100_SOURCES,
+                "flops": P100_SOURCES["flops"],
+                "memory_gb": P100_SOURCES["memory_gb"],
                 "bandwidth_gbs": GOYAL_ETHERNET,
                 "devices_per_node": BIG_BASIN,
                 "intra_latency_us": UNKNOWN_INTRA_LATENCY,
-                "intra_bandwidth_gbs": DEVICES["p100"].source("peak"),  # its NVLink, same page
+                "intra_bandwidth_gbs": P100_SOURCES["intra_bandwidth_gbs"],
             },
-            "p100",
+            "p100-sxm2",
         ),
         MachinePreset(
             "a100-cluster",
@@ -389,22 +406,24 @@ PRESETS: dict[str, MachinePreset] = {
             "latencies example values)",
             {
                 "P": 1024,
-                **A100_VALUES,
+                "flops": A100_VALUES["flops"],
+                "memory_gb": A100_VALUES["memory_gb"],
                 "latency_us": 5.0,
                 "bandwidth_gbs": 25.0,
                 "gamma": 4,
                 "devices_per_node": 8,
                 "intra_latency_us": 1.0,
-                "intra_bandwidth_gbs": 300.0,
+                "intra_bandwidth_gbs": A100_VALUES["intra_bandwidth_gbs"],
             },
             {
-                **A100_SOURCES,
-                "devices_per_node": A100_SOURCES["memory_gb"],  # the same README: 8 per node
+                "flops": A100_SOURCES["flops"],
+                "memory_gb": A100_SOURCES["memory_gb"],
+                "devices_per_node": A100_NODE,
                 "bandwidth_gbs": LLAMA2_LINKS,
-                "intra_bandwidth_gbs": A100_NVLINK,
                 "intra_latency_us": A100_INTRA_LATENCY,
+                "intra_bandwidth_gbs": A100_SOURCES["intra_bandwidth_gbs"],
             },
-            "a100-80gb",
+            "a100-sxm4-80gb",
         ),
     )
 }
@@ -414,6 +433,24 @@ def preset_sources(preset: MachinePreset) -> dict[str, str]:
     return {name: preset.sources.get(name, EXAMPLE) for name in preset.values}
 
 
+def device_sources(inputs: Inputs) -> dict[str, str]:
+    """The sources of the figures a machine takes from its catalogue device (`device=` over a
+    preset's own): each figure whose value is the device's. An explicit value is the user's."""
+    device = devices().get(inputs.device)
+    if device is None or inputs.device == PRESETS[inputs.machine].device:
+        return {}
+    figures = {
+        "flops": (device.flops(inputs.precision), f"flops.{inputs.precision}"),
+        "memory_gb": (device.memory_gb, "memory_gb"),
+        "intra_bandwidth_gbs": (device.intra_bandwidth_gbs, "intra_bandwidth_gbs"),
+    }
+    return {
+        name: device.source(figure) if getattr(inputs, name) == value else YOURS
+        for name, (value, figure) in figures.items()
+        if name != "intra_bandwidth_gbs" or inputs.devices_per_node > 1
+    }
+
+
 def machine_document(inputs: Inputs) -> dict[str, Any]:
     """The machine as a plan's document shows it: the preset with its sources and every value
     the plan used, in SI units."""
@@ -421,7 +458,9 @@ def machine_document(inputs: Inputs) -> dict[str, Any]:
     return {
         "preset": preset.slug,
         "name": preset.name,
-        "sources": preset_sources(preset),
+        "device": inputs.device or None,
+        "device_name": devices()[inputs.device].name if inputs.device else None,
+        "sources": preset_sources(preset) | device_sources(inputs),
         "P": inputs.P,
         "flops": inputs.flops,
         "memory_bytes": inputs.memory,
@@ -450,7 +489,9 @@ def parse(
         raise PlannerInputError(f"machine must be one of {', '.join(PRESETS)} (got {machine!r})")
     named = str(query.get("network") or Inputs.network)
     defaults = dict((network_defaults or {}).get(named, {}))
-    values: dict[str, Any] = {**defaults, "machine": machine, **PRESETS[machine].values}
+    preset = PRESETS[machine]
+    values: dict[str, Any] = {**defaults, "machine": machine, **preset.values}
+    values["device"] = preset.device
     if "P" in defaults and "P" not in query:  # the paper's device count over the preset's
         values["P"] = defaults["P"]
     for name, bound in BOUNDS.items():
@@ -470,9 +511,49 @@ def parse(
         if choice not in allowed:
             raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}")
         choices[name] = choice == "true" if allowed is SWITCHES else choice
+    if query.get("device") not in (None, ""):
+        values |= device_values(str(query["device"]), choices["precision"], values, query)
     inputs = Inputs(network=network, allreduce=allreduce, **choices, **values)
     _check_relations(inputs)
     return inputs
+
+
+def device_values(
+    slug: str, precision: str, values: dict[str, Any], query: dict[str, Any]
+) -> dict[str, Any]:
+    """A machine of the catalogue's device `slug`: its peak at the precision, its memory and its
+    intra-node link (where the machine has more than one device per node), each unless given
+    explicitly. A figure the catalogue does not state and the query does not give is a 400
+    naming it."""
+    device = catalogue_devices().get(slug)
+    if device is None:
+        raise PlannerInputError(
+            "device must be one of the device catalogue's (/devices/): "
+            f"{', '.join(catalogue_devices())} "
+            f"(got {slug[:40]!r})"
+        )
+    figures = {
+        "flops": device.flops(precision),
+        "memory_gb": device.memory_gb,
+        "intra_bandwidth_gbs": device.intra_bandwidth_gbs,
+    }
+    if values.get("devices_per_node", 1) == 1:  # one device per node: no intra-node link
+        del figures["intra_bandwidth_gbs"]
+    taken = {"device": slug}
+    missing = []
+    for name, value in figures.items():
+        if query.get(name) not in (None, ""):
+            continue  # the explicit value (already in `values`) wins
+        if value is None:
+            missing.append(f"{name} ({DEVICE_FIGURES[name].format(precision=precision)})")
+        else:
+            taken[name] = value
+    if missing:
+        raise PlannerInputError(
+            f"device {slug}: the device catalogue states no {' and no '.join(missing)}; "
+            "give it explicitly"
+        )
+    return taken
 
 
 def _default_text(name: str) -> str:
