@@ -95,3 +95,45 @@ def test_a_figure_the_catalogue_does_not_state_is_refused_unless_given(query, me
 def test_only_the_catalogues_devices_build_a_machine():
     with pytest.raises(PlannerInputError, match="device must be one of the device catalogue's"):
         parse({"device": "gtx-580"}, {"resnet-50"})
+
+
+def test_the_api_builds_a_machine_of_a_catalogue_device_and_cites_its_pages(client, survey):
+    response = client.get("/api/planner/?machine=a100-cluster&device=h100-sxm&network=gpt3-175b")
+    assert response.status_code == 200
+    machine = response.json()["machine"]
+    row = catalogue_rows()["h100-sxm"]
+    assert (machine["device"], machine["device_name"]) == ("h100-sxm", row.name)
+    assert (machine["flops"], machine["memory_bytes"]) == (989e12, 80e9)
+    assert machine["intra_G"] == pytest.approx(1 / 450e9)
+    assert machine["G"] == pytest.approx(1 / 25e9)  # the preset's link between nodes
+    sources = machine["sources"]
+    assert sources["flops"].endswith(row.sources["peak_flops.bf16"])
+    assert sources["memory_gb"].endswith(row.sources["memory_bytes"])
+    assert sources["intra_bandwidth_gbs"].endswith(row.sources["link_bandwidth"])
+    mine = client.get("/api/planner/?device=h100-sxm&memory_gb=40&precision=bf16-mixed").json()
+    assert mine["machine"]["sources"]["memory_gb"] == "your value"
+
+
+def test_the_api_refuses_a_device_figure_the_catalogue_lacks_naming_it(client, survey):
+    response = client.get("/api/planner/?device=h100-nvl&precision=bf16-mixed")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid"
+    assert body["errors"] == {
+        "device": [
+            "device h100-nvl: the device catalogue states no flops (its peak FLOP/s at "
+            "bf16-mixed); give it explicitly"
+        ]
+    }
+    assert client.get("/api/planner/?device=h100-nvl&flops=4e14").status_code == 200
+    unknown = client.get("/api/planner/?device=tpu-v9").json()["errors"]
+    assert list(unknown) == ["device"]
+
+
+def test_the_page_offers_the_catalogues_devices_and_names_the_one_chosen(client, survey):
+    page = client.get("/planner/?machine=a100-cluster&device=h100-sxm&network=gpt3-175b")
+    html = page.content.decode()
+    name = catalogue_rows()["h100-sxm"].name
+    assert f'<option value="h100-sxm" selected>{name}</option>' in html
+    assert f"; device: {name}." in html
+    assert html.count('<option value="tpu-v5p"') == 1
