@@ -13,7 +13,7 @@ from typing import Any
 
 from .devices import Device, catalogue_devices, devices
 
-MAX_P = 4096
+MAX_P = 65536  # MLPerf systems reach 10,752 GPUs; Llama 3 405B trained on 16,384
 MAX_SWEEP_POINTS = 32
 ALLREDUCE_ALGORITHMS = ("ring", "tree", "butterfly", "rabenseifner")
 PRECISIONS = ("fp32", "fp16-mixed", "bf16-mixed")

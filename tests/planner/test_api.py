@@ -127,7 +127,7 @@ def test_it_uses_a_curators_formula_from_the_catalogue(client, survey):
 @pytest.mark.parametrize(
     ("query", "errors"),
     [
-        ("P=0", {"P": ["P (nodes (processors)) must be an integer between 1 and 4096"]}),
+        ("P=0", {"P": ["P (nodes (processors)) must be an integer between 1 and 65536"]}),
         (
             "bandwidth_gbs=0",
             {
@@ -153,7 +153,7 @@ def test_it_uses_a_curators_formula_from_the_catalogue(client, survey):
                 ]
             },
         ),
-        ("P=1e400", {"P": ["P (nodes (processors)) must be an integer between 1 and 4096"]}),
+        ("P=1e400", {"P": ["P (nodes (processors)) must be an integer between 1 and 65536"]}),
         ("P=4&P=8", {"P": ["P is given 2 times; give it once"]}),
     ],
 )

@@ -199,6 +199,15 @@ def test_the_api_is_fast_enough_for_p_4096(client, survey):
     assert response.json()["layouts"]["evaluated"] > 20
 
 
+def test_the_api_searches_the_layouts_of_65536_devices(client, survey):
+    query = "network=gpt3-175b&machine=a100-cluster&P=65536&batch=65536"
+    document = client.get(f"/api/planner/?{query}").json()
+    assert document["inputs"]["P"] == 65536 and document["layouts"]["evaluated"] > 20
+    best = document["layouts"]["rows"][0]
+    assert best["rank"] == 1 and best["tp"] * best["pp"] * best["dp"] == 65536
+    assert client.get(f"/api/planner/?{query}&P=65537").status_code == 400
+
+
 def test_the_form_may_send_every_choice_over_a_presets_defaults(client, survey):
     url = "/planner/?network=gpt3-175b&machine=a100-cluster&precision=fp32&optimizer=adam"
     assert client.get(url).status_code == 200
