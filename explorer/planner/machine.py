@@ -16,7 +16,19 @@ from .devices import Device, catalogue_devices, devices
 MAX_P = 65536  # MLPerf systems reach 10,752 GPUs; Llama 3 405B trained on 16,384
 MAX_SWEEP_POINTS = 32
 ALLREDUCE_ALGORITHMS = ("ring", "tree", "butterfly", "rabenseifner")
-PRECISIONS = ("fp32", "fp16-mixed", "bf16-mixed")
+PRECISIONS = ("fp32", "fp16-mixed", "bf16-mixed", "fp8")
+# FP8 as Transformer Engine's recipes train: only the linear layers' GEMMs run in FP8 (their
+# inputs and weights quantized on the fly, outputs and gradients returned in high precision);
+# weights stored in high precision, the FP32 master copy in the optimizer. So the bytes per
+# value kept are those of bf16 mixed precision, and the compute runs at the device's FP8 peak.
+FP8_RECIPE = (
+    "fp8 as Transformer Engine trains it: linear layers' GEMMs in FP8, weights stored in high "
+    "precision (2 bytes) with FP32 master weights in the optimizer, outputs and gradients in "
+    "high precision (2 bytes), attention and normalisation in high precision; the FP8 copies "
+    "made for the GEMMs are transient (not counted): "
+    "https://github.com/NVIDIA/TransformerEngine/blob/1498424bdc2a9953d3046735e763e1487320d520/"
+    "docs/features/low_precision_training/introduction/introduction.rst"
+)
 # Optimizer state values per parameter (beside the weights): SGD none, momentum one, Adam two.
 OPTIMIZERS = {"sgd": 0, "momentum": 1, "adam": 2}
 MIXED_LOW_BYTES = 2  # fp16 or bf16 weights, gradients, activations and messages
@@ -247,9 +259,10 @@ class Inputs:
     def sizes(self) -> ByteSizes:
         """Bytes per value of each kind: the precision and the optimizer's, each overridable.
 
-        fp32: every value γ bytes, K = optimizer values·γ. Mixed precision (fp16 or bf16): 2-byte
-        weights, gradients, activations and messages, and K = 4 (fp32 master weights) + 4 per
-        optimizer value (fp32 moments): Adam's K = 12, ZeRO's (§3.1)."""
+        fp32: every value γ bytes, K = optimizer values·γ. Mixed precision (fp16 or bf16, and
+        fp8 as Transformer Engine keeps its values: FP8_RECIPE): 2-byte weights, gradients,
+        activations and messages, and K = 4 (fp32 master weights) + 4 per optimizer value (fp32
+        moments): Adam's K = 12, ZeRO's (§3.1)."""
         mixed = self.precision != "fp32"
         low = MIXED_LOW_BYTES if mixed else self.gamma
         count = self.optimizer_count
@@ -437,7 +450,8 @@ def device_sources(inputs: Inputs) -> dict[str, str]:
     """The sources of the figures a machine takes from its catalogue device (`device=` over a
     preset's own): each figure whose value is the device's. An explicit value is the user's."""
     device = devices().get(inputs.device)
-    if device is None or inputs.device == PRESETS[inputs.machine].device:
+    own = inputs.device == PRESETS[inputs.machine].device and inputs.precision != "fp8"
+    if device is None or own:  # the preset's own figures, cited by the preset
         return {}
     figures = {
         "flops": (device.flops(inputs.precision), f"flops.{inputs.precision}"),
@@ -451,6 +465,12 @@ def device_sources(inputs: Inputs) -> dict[str, str]:
     }
 
 
+def _precision_source(inputs: Inputs) -> dict[str, str]:
+    """Where fp8's bytes per value come from (the other precisions' are in the docstring of
+    Inputs.sizes and on the page)."""
+    return {"precision": FP8_RECIPE} if inputs.precision == "fp8" else {}
+
+
 def machine_document(inputs: Inputs) -> dict[str, Any]:
     """The machine as a plan's document shows it: the preset with its sources and every value
     the plan used, in SI units."""
@@ -460,7 +480,7 @@ def machine_document(inputs: Inputs) -> dict[str, Any]:
         "name": preset.name,
         "device": inputs.device or None,
         "device_name": devices()[inputs.device].name if inputs.device else None,
-        "sources": preset_sources(preset) | device_sources(inputs),
+        "sources": preset_sources(preset) | device_sources(inputs) | _precision_source(inputs),
         "P": inputs.P,
         "flops": inputs.flops,
         "memory_bytes": inputs.memory,
@@ -513,6 +533,8 @@ def parse(
         choices[name] = choice == "true" if allowed is SWITCHES else choice
     if query.get("device") not in (None, ""):
         values |= device_values(str(query["device"]), choices["precision"], values, query)
+    elif choices["precision"] == "fp8" and preset.device and query.get("flops") in (None, ""):
+        values |= device_values(preset.device, "fp8", values, query)
     inputs = Inputs(network=network, allreduce=allreduce, **choices, **values)
     _check_relations(inputs)
     return inputs

@@ -252,7 +252,7 @@ def test_it_takes_precision_and_optimizer_and_shows_the_bytes_per_value(client, 
     assert 'id="efficiency-assumption"' in html
     assert "optimizer state K = 12 per parameter" in html
     assert '<option value="adam" selected>' in html
-    bad = client.get("/api/planner/?precision=fp8")
+    bad = client.get("/api/planner/?precision=int4")
     assert bad.status_code == 400
 
 
@@ -261,7 +261,8 @@ def test_the_schema_states_the_joint_bounds(client, survey):
     parameters = {p["name"]: p for p in schema["paths"]["/api/planner/"]["get"]["parameters"]}
     assert "at most `batch`" in parameters["micro_batches"]["description"]
     assert "at most 8 × the bytes per value sent" in parameters["bits"]["description"]
-    assert sorted(parameters["precision"]["schema"]["enum"]) == ["bf16-mixed", "fp16-mixed", "fp32"]
+    precisions = ["bf16-mixed", "fp16-mixed", "fp32", "fp8"]
+    assert sorted(parameters["precision"]["schema"]["enum"]) == precisions
     assert sorted(parameters["recompute"]["schema"]["enum"]) == ["full", "none", "selective"]
     assert sorted(parameters["overlap"]["schema"]["enum"]) == ["false", "true"]
     assert "PyTorch DDP" in parameters["overlap"]["description"]

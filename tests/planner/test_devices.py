@@ -137,3 +137,34 @@ def test_the_page_offers_the_catalogues_devices_and_names_the_one_chosen(client,
     assert f'<option value="h100-sxm" selected>{name}</option>' in html
     assert f"; device: {name}." in html
     assert html.count('<option value="tpu-v5p"') == 1
+
+
+def test_fp8_runs_at_the_devices_fp8_peak_with_transformer_engines_bytes_per_value():
+    inputs = parse({"device": "h100-sxm", "precision": "fp8", "optimizer": "adam"}, {"resnet-50"})
+    assert inputs.flops == 1979e12  # the catalogue's dense FP8 peak
+    sizes = inputs.sizes.as_dict()
+    assert sizes == {
+        "weights": 2,
+        "gradients": 2,
+        "optimizer_state": 12,
+        "messages": 2,
+        "activations": 2,
+    }
+    with pytest.raises(
+        PlannerInputError, match=r"a100-sxm4-80gb: .* no flops \(its peak FLOP/s at fp8"
+    ):
+        parse({"machine": "a100-cluster", "precision": "fp8"}, {"resnet-50"})
+
+
+def test_the_api_cites_transformer_engine_for_fp8(client, survey):
+    query = "network=llama2-70b&machine=a100-cluster&device=h100-sxm&precision=fp8&P=512"
+    document = client.get(f"/api/planner/?{query}").json()
+    machine = document["machine"]
+    assert machine["flops"] == 1979e12 and document["inputs"]["precision"] == "fp8"
+    assert "NVIDIA/TransformerEngine/blob/1498424" in machine["sources"]["precision"]
+    assert machine["sources"]["flops"].endswith(
+        catalogue_rows()["h100-sxm"].sources["peak_flops.fp8"]
+    )
+    bf16 = client.get(f"/api/planner/?{query.replace('fp8', 'bf16-mixed')}").json()
+    assert "precision" not in bf16["machine"]["sources"]
+    assert document["strategies"][0]["step_time"] < bf16["strategies"][0]["step_time"]
