@@ -211,3 +211,15 @@ def test_the_api_searches_the_layouts_of_65536_devices(client, survey):
 def test_the_form_may_send_every_choice_over_a_presets_defaults(client, survey):
     url = "/planner/?network=gpt3-175b&machine=a100-cluster&precision=fp32&optimizer=adam"
     assert client.get(url).status_code == 200
+
+
+def test_a_pinned_pipeline_may_have_uneven_stages_paced_by_the_most_loaded(client, survey):
+    # 126 layers on 16 stages (Llama 3 405B's split): stages of 8 and 7 layers; the step waits
+    # for a stage of 8, so compute is that of 128 layers' share; 2 stages of 63 are even.
+    shape = "network=transformer&layers=126&hidden=2048&heads=16&P=64&batch=64&tp=1"
+    uneven = client.get(f"/api/planner/?{shape}&pp=16").json()["layouts"]["rows"][0]
+    even = client.get(f"/api/planner/?{shape}&pp=2").json()["layouts"]["rows"][0]
+    assert (uneven["pp"], uneven["dp"], uneven["rank"]) == (16, 4, 1)
+    assert uneven["compute_time"] / even["compute_time"] == pytest.approx(8 * 16 / 126)
+    searched = client.get(f"/api/planner/?{shape}").json()["layouts"]["rows"]
+    assert all(row["pp"] != 16 or row["rank"] is None for row in searched)  # the search: even
