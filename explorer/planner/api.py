@@ -52,6 +52,13 @@ def _parameters() -> list[OpenApiParameter]:
         ),
         OpenApiParameter("machine", str, enum=list(PRESETS), description="machine preset"),
         OpenApiParameter(
+            "gated",
+            str,
+            enum=list(SWITCHES),
+            description="a transformer's MLP gated (SwiGLU, three matrices of ffn_hidden) or "
+            "not; default: the preset's (a custom transformer: not gated)",
+        ),
+        OpenApiParameter(
             "device",
             str,
             enum=list(catalogue_devices()),

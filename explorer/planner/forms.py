@@ -83,6 +83,11 @@ class PlannerForm(forms.Form):
         choices=[(name, name) for name in SWITCHES],
         label="overlap the gradient exchange with the backward pass (data parallelism)",
     )
+    gated = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in SWITCHES],
+        label="gated (SwiGLU) MLP: three matrices of ffn_hidden (transformers)",
+    )
     strategy = forms.MultipleChoiceField(
         required=False,
         choices=[(slug, slug) for slug in ALL_STRATEGY_SLUGS],

@@ -210,6 +210,7 @@ class Inputs:
     experts: int | None = None
     top_k: int | None = None
     expert_interval: int | None = None
+    gated: bool | None = None  # a gated (SwiGLU) MLP; None: the preset's (a custom one: not)
     micro_batch_size: int = 1
     tp: int | None = None
     pp: int | None = None
@@ -531,6 +532,10 @@ def parse(
         if choice not in allowed:
             raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}")
         choices[name] = choice == "true" if allowed is SWITCHES else choice
+    if query.get("gated") not in (None, ""):
+        if str(query["gated"]) not in SWITCHES:
+            raise PlannerInputError(f"gated must be one of {', '.join(SWITCHES)}")
+        values["gated"] = str(query["gated"]) == "true"
     if query.get("device") not in (None, ""):
         values |= device_values(str(query["device"]), choices["precision"], values, query)
     elif choices["precision"] == "fp8" and preset.device and query.get("flops") in (None, ""):

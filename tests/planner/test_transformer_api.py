@@ -223,3 +223,20 @@ def test_a_pinned_pipeline_may_have_uneven_stages_paced_by_the_most_loaded(clien
     assert uneven["compute_time"] / even["compute_time"] == pytest.approx(8 * 16 / 126)
     searched = client.get(f"/api/planner/?{shape}").json()["layouts"]["rows"]
     assert all(row["pp"] != 16 or row["rank"] is None for row in searched)  # the search: even
+
+
+def test_a_custom_transformer_may_have_a_gated_mlp(client, survey):
+    # Llama 3.1 405B's shapes as a configuration of your own: 294.0B without the gate (the issue's
+    # count), 403.9B with it; the rest (biases, tied embedding, learned positions) GPT-2's.
+    shape = (
+        "machine=a100-cluster&network=transformer&layers=126&hidden=16384&heads=128&kv_heads=8"
+        "&ffn_hidden=53248"
+        "&vocab=128256&seq_len=8192&P=16384&batch=2048&tp=8&pp=16&dp=128"
+    )
+    plain = client.get(f"/api/planner/?{shape}").json()
+    gated = client.get(f"/api/planner/?{shape}&gated=true").json()
+    assert gated["inputs"]["gated"] is True and plain["inputs"]["gated"] is None
+    assert round(plain["network"]["parameters"] / 1e9, 1) == 294.0
+    assert round(gated["network"]["parameters"] / 1e9, 1) == 403.9
+    bad = client.get(f"/api/planner/?{shape}&gated=yes")
+    assert bad.status_code == 400 and list(bad.json()["errors"]) == ["gated"]
