@@ -613,6 +613,12 @@ def _check_relations(inputs: Inputs) -> None:
     for name in ("tp", "pp", "dp"):
         if (getattr(inputs, name) or 1) > inputs.P:
             raise PlannerInputError(f"{name} must be at most P ({inputs.P})")
+    tp, node = inputs.tp, inputs.devices_per_node
+    if tp and tp <= node and node % tp:
+        raise PlannerInputError(
+            f"tp ({tp}) must divide devices_per_node ({node}): a tensor-parallel group stays "
+            "inside one node"
+        )
     pinned = [getattr(inputs, name) for name in ("tp", "pp", "dp")]
     if all(pinned) and pinned[0] * pinned[1] * pinned[2] != inputs.P:
         raise PlannerInputError(f"tp·pp·dp must equal P ({inputs.P}): got {pinned}")

@@ -240,3 +240,17 @@ def test_a_custom_transformer_may_have_a_gated_mlp(client, survey):
     assert round(gated["network"]["parameters"] / 1e9, 1) == 403.9
     bad = client.get(f"/api/planner/?{shape}&gated=yes")
     assert bad.status_code == 400 and list(bad.json()["errors"]) == ["gated"]
+
+
+def test_a_tensor_group_divides_the_nodes_devices(client, survey):
+    # GPT-3's 96 heads divide by 3 and 6, but on 8-GPU nodes a group of 6 would span two nodes.
+    query = "machine=a100-cluster&network=gpt3-175b&P=96&batch=96"
+    rows = client.get(f"/api/planner/?{query}").json()["layouts"]["rows"]
+    assert {row["tp"] for row in rows} <= {1, 2, 4, 8}
+    refused = client.get(f"/api/planner/?{query}&tp=6")
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == {
+        "tp": [
+            "tp (6) must divide devices_per_node (8): a tensor-parallel group stays inside one node"
+        ]
+    }
