@@ -130,14 +130,18 @@ def _strategy(
     if strategy.moe_only and not config.moe_layers:
         return empty | {"reason": "a dense network: no experts to place"}
     if strategy.slug == "3d":
-        layouts = search
+        # The search interleaves every pipeline it can; the plain 1F1B one of the same layout is
+        # evaluated too, and the faster kept (interleaving trades the bubble for more messages).
+        plain = candidates(inputs, config, triples, chunks=1)
+        layouts, index = _faster(search, evaluate_layouts(plain, inputs, config, formulas, flops))
     else:
         chosen = candidates(inputs, config, triples, **strategy.options)
         layouts = evaluate_layouts(chosen, inputs, config, formulas, flops)
+        mask = strategy.choose(layouts, inputs.devices_per_node)
+        if strategy.moe_only:
+            mask = mask & (layouts.out["expert_parallel"] > 1)
+        index = best(layouts, mask)
     mask = strategy.choose(layouts, inputs.devices_per_node)
-    if strategy.moe_only:
-        mask = mask & (layouts.out["expert_parallel"] > 1)
-    index = best(layouts, mask)
     if index is None:
         pinned = ", ".join(
             f"{n} = {getattr(inputs, n)}" for n in ("tp", "pp", "dp") if getattr(inputs, n)
@@ -146,6 +150,19 @@ def _strategy(
         reasons = {r for r in layouts.out["reason"][mask] if r}
         return empty | {"reason": why + (f" ({'; '.join(sorted(reasons))})" if reasons else "")}
     return describe(strategy, layouts, index, inputs, config, formulas)
+
+
+def _faster(first: Layouts, second: Layouts) -> tuple[Layouts, int | None]:
+    """The layouts and index of the better of two searches' bests: one that fits over one that
+    does not, then the shorter step (the first on a tie)."""
+    one, two = best(first), best(second)
+    if one is None or two is None:
+        return (first, one) if two is None else (second, two)
+
+    def key(layouts: Layouts, index: int) -> tuple[bool, float]:
+        return (not layouts.out["fits"][index], float(layouts.out["step"][index]))
+
+    return (second, two) if key(second, two) < key(first, one) else (first, one)
 
 
 def describe(
