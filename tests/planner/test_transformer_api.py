@@ -265,3 +265,22 @@ def test_the_3d_layout_is_never_slower_than_a_pipeline_it_evaluated(client, surv
         other = strategies[slug]
         if other["fits"]:
             assert best["fits"] and best["step_time"] <= other["step_time"] * (1 + 1e-12)
+
+
+def test_a_preset_with_sizes_of_your_own_is_no_longer_the_papers_model(client, survey):
+    query = "machine=a100-cluster&network=llama2-70b&layers=40&hidden=4096"
+    network = client.get(f"/api/planner/?{query}").json()["network"]
+    assert network["name"] == (
+        "Transformer of your configuration: Llama 2 70B, grouped-query attention (Touvron et "
+        "al. 2023) with layers 40 (not 80), hidden 4096 (not 8192)"
+    )
+    assert network["comparison"] == []
+    paper = network["paper"]
+    assert (paper["parameters"], paper["parameters_text"], paper["figures"]) == (None, "", {})
+    assert "layers" not in paper["sources"] and "hidden" not in paper["sources"]
+    assert paper["sources"]["vocab"] == PRESETS["llama2-70b"].sources["vocab"]  # kept
+    page = client.get(f"/planner/?{query}")
+    assert page.status_code == 200 and "against 70B" not in page.content.decode()
+    same = client.get("/api/planner/?machine=a100-cluster&network=llama2-70b&layers=80").json()
+    assert same["network"]["name"] == PRESETS["llama2-70b"].name  # its own size: still it
+    assert same["network"]["comparison"][0]["paper"] == 70e9
