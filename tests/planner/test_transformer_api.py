@@ -1,5 +1,7 @@
 """/api/planner/ and /planner/ for transformers (issue 26): presets, layouts, time to train."""
 
+import re
+
 import pytest
 
 from explorer.planner.machine import PRESETS as MACHINES
@@ -284,3 +286,13 @@ def test_a_preset_with_sizes_of_your_own_is_no_longer_the_papers_model(client, s
     same = client.get("/api/planner/?machine=a100-cluster&network=llama2-70b&layers=80").json()
     assert same["network"]["name"] == PRESETS["llama2-70b"].name  # its own size: still it
     assert same["network"]["comparison"][0]["paper"] == 70e9
+
+
+def test_a_losing_layout_states_its_whole_step_difference_and_each_part(client, survey):
+    rows = client.get(GPT3).json()["layouts"]["rows"]
+    best = rows[0]
+    loser = next(r for r in rows[1:] if r["loses_by"]["kind"] in ("communication", "bubble"))
+    text = loser["loses_by"]["text"]
+    difference = loser["step_time"] - best["step_time"]
+    assert re.match(r"^\+[0-9.e+-]+ s per step \((communication|bubble|compute) [+−]", text)
+    assert float(text[1:].split(" s per step")[0]) == pytest.approx(difference, rel=1e-3)
