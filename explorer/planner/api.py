@@ -20,6 +20,7 @@ from .devices import catalogue_devices
 from .documents import PlannerError, answer
 from .machine import (
     ALLREDUCE_ALGORITHMS,
+    ATTENTION,
     BOUNDS,
     OPTIMIZERS,
     PRECISIONS,
@@ -51,6 +52,14 @@ def _parameters() -> list[OpenApiParameter]:
             "configuration of your own: layers, hidden, heads, seq_len, vocab...)",
         ),
         OpenApiParameter("machine", str, enum=list(PRESETS), description="machine preset"),
+        OpenApiParameter(
+            "attention",
+            str,
+            enum=list(ATTENTION),
+            description="a transformer's attention kernels: standard (Korthikanti et al.'s "
+            "activations, with the s x s matrices) or flash (FlashAttention-style, arXiv "
+            "2205.14135: activations and FLOPs of selective recomputation)",
+        ),
         OpenApiParameter(
             "gated",
             str,

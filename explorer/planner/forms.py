@@ -14,6 +14,7 @@ from django import forms
 from .devices import catalogue_devices
 from .machine import (
     ALLREDUCE_ALGORITHMS,
+    ATTENTION,
     BOUNDS,
     OPTIMIZERS,
     PRECISIONS,
@@ -77,6 +78,11 @@ class PlannerForm(forms.Form):
         choices=[(name, name) for name in RECOMPUTE],
         label="activation recomputation (full: keep segment inputs, one more forward pass; "
         "selective: transformers only)",
+    )
+    attention = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in ATTENTION],
+        label="attention kernels (flash: FlashAttention-style, no s x s matrices kept)",
     )
     overlap = forms.ChoiceField(
         required=False,

@@ -36,6 +36,12 @@ MASTER_BYTES = 4  # the fp32 master weights and moments of mixed precision
 # Activation recomputation: "selective" (attention only) applies to transformer layers.
 RECOMPUTE = ("none", "selective", "full")
 SWITCHES = ("true", "false")  # a boolean input, as the address writes it
+# Attention kernels: "flash" (FlashAttention-style, Dao et al. 2022, arXiv 2205.14135) keeps no
+# s x s score, softmax or dropout matrix for the backward pass and recomputes them there, in its
+# kernel: a transformer layer's activations and FLOPs are then those of selective recomputation
+# (Korthikanti et al.'s attention-only recomputation), without any other recomputation.
+ATTENTION = ("standard", "flash")
+FLASH_ATTENTION = "https://arxiv.org/abs/2205.14135"
 
 
 # The inputs chosen among names: name -> the allowed values (a switch: "true" or "false").
@@ -44,6 +50,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "optimizer": tuple(OPTIMIZERS),
     "recompute": RECOMPUTE,
     "overlap": SWITCHES,
+    "attention": ATTENTION,
 }
 
 
@@ -190,6 +197,7 @@ class Inputs:
     message_bytes: int | None = None
     efficiency: float = 1.0
     recompute: str = "none"
+    attention: str = "standard"  # "flash": FlashAttention-style kernels (transformers)
     overlap: bool = True  # gradient exchange overlapped with the backward pass (data parallel)
     bucket_mb: float = 25.0  # PyTorch DDP's default bucket_cap_mb
     devices_per_node: int = 1
@@ -275,6 +283,14 @@ class Inputs:
             messages=self.message_bytes or low,
             activations=low,
         )
+
+    @property
+    def transformer_recompute(self) -> str:
+        """The recomputation a transformer layer's activations and FLOPs follow: FlashAttention's
+        kernels recompute the attention core as selective recomputation does."""
+        if self.recompute == "none" and self.attention == "flash":
+            return "selective"
+        return self.recompute
 
     @property
     def achieved_flops(self) -> float:
@@ -466,10 +482,17 @@ def device_sources(inputs: Inputs) -> dict[str, str]:
     }
 
 
-def _precision_source(inputs: Inputs) -> dict[str, str]:
-    """Where fp8's bytes per value come from (the other precisions' are in the docstring of
-    Inputs.sizes and on the page)."""
-    return {"precision": FP8_RECIPE} if inputs.precision == "fp8" else {}
+def _choice_sources(inputs: Inputs) -> dict[str, str]:
+    """Where fp8's bytes per value and FlashAttention's activations come from (the other
+    choices' are in the docstring of Inputs.sizes and on the page)."""
+    sources = {"precision": FP8_RECIPE} if inputs.precision == "fp8" else {}
+    if inputs.attention == "flash":
+        sources["attention"] = (
+            "FlashAttention-style kernels keep no s x s attention matrix for the backward pass "
+            f"and recompute it there (Dao et al. 2022, {FLASH_ATTENTION}): activations and "
+            "FLOPs of Korthikanti et al.'s selective recomputation"
+        )
+    return sources
 
 
 def machine_document(inputs: Inputs) -> dict[str, Any]:
@@ -481,7 +504,7 @@ def machine_document(inputs: Inputs) -> dict[str, Any]:
         "name": preset.name,
         "device": inputs.device or None,
         "device_name": devices()[inputs.device].name if inputs.device else None,
-        "sources": preset_sources(preset) | device_sources(inputs) | _precision_source(inputs),
+        "sources": preset_sources(preset) | device_sources(inputs) | _choice_sources(inputs),
         "P": inputs.P,
         "flops": inputs.flops,
         "memory_bytes": inputs.memory,

@@ -46,7 +46,7 @@ def _flops_derivations(
 ) -> list[Derivation]:
     """Training FLOPs per step three ways: the catalogue's formula over the network model's
     layers (what the plan uses), the 6·N·D rule and, for a GPT layer, Megatron-LM 2021's."""
-    values = flops_values(config, inputs.batch, inputs.recompute)
+    values = flops_values(config, inputs.batch, inputs.transformer_recompute)
     record, rule = formulas["transformer.flops"], formulas["transformer.six_nd"]
     six_values = {"N": active_parameters(config), "D": float(inputs.batch * config.seq_len)}
     derivations = [

@@ -65,7 +65,7 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
             f"tp: no layout of P = {inputs.P} with tp at most devices_per_node "
             f"({inputs.devices_per_node}) matches the pinned tp, pp, dp"
         )
-    model, flops = transformer_step(config, inputs.batch, inputs.recompute, formulas)
+    model, flops = transformer_step(config, inputs.batch, inputs.transformer_recompute, formulas)
     search = evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas, flops)
     strategies = [
         _strategy(strategy, inputs, config, formulas, triples, search, flops)
@@ -378,7 +378,7 @@ def _sensitivity(strategies, search: Layouts, inputs: Inputs, formulas: Formulas
 def _activation_role(inputs: Inputs, row: dict, formulas: Formulas):
     if inputs.recompute == "full":
         return formulas["activations.full"]
-    suffix = ".selective" if inputs.recompute == "selective" else ""
+    suffix = ".selective" if inputs.transformer_recompute == "selective" else ""
     if row["tp"] == 1 or row["sequence_parallel"]:
         return formulas[f"activations.sequence{suffix}"]
     return formulas[f"activations.tensor{suffix}"]

@@ -296,3 +296,19 @@ def test_a_losing_layout_states_its_whole_step_difference_and_each_part(client, 
     difference = loser["step_time"] - best["step_time"]
     assert re.match(r"^\+[0-9.e+-]+ s per step \((communication|bubble|compute) [+−]", text)
     assert float(text[1:].split(" s per step")[0]) == pytest.approx(difference, rel=1e-3)
+
+
+def test_flash_attention_keeps_no_attention_matrices_and_recomputes_them(client, survey):
+    # Llama 3 405B at 16,384 GPUs without recomputation: the s x s matrices dominate (issue 38).
+    query = "machine=a100-cluster&network=llama3.1-405b&device=h100-sxm&tp=8&pp=16&dp=128"
+    query += "&recompute=none"
+    standard = client.get(f"/api/planner/?{query}").json()
+    flash = client.get(f"/api/planner/?{query}&attention=flash").json()
+    selective = client.get(f"/api/planner/?{query[: -len('none')]}selective").json()
+    row, fast, same = (d["layouts"]["rows"][0] for d in (standard, flash, selective))
+    assert fast["memory_per_node"] < row["memory_per_node"] / 5
+    assert fast["memory_per_node"] == pytest.approx(same["memory_per_node"], rel=1e-12)
+    assert fast["compute_time"] == pytest.approx(same["compute_time"], rel=1e-12)
+    assert "arxiv.org/abs/2205.14135" in flash["machine"]["sources"]["attention"]
+    assert "attention" not in standard["machine"]["sources"]
+    assert client.get(f"/api/planner/?{query}&attention=fast").status_code == 400

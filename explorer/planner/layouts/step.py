@@ -108,7 +108,7 @@ def _model_states(x: _Shape, compute: np.ndarray) -> _States:
     ep = np.gcd(dp.astype(int), config.experts).astype(float) if config.moe_layers else dp * 0 + 1
     experts = parts["experts"] / (pp * tp * ep)
     on_device = (block / config.layers * x.per_stage + embedding) / tp + experts
-    linear = PASSES[inputs.recompute][0]
+    linear = PASSES[inputs.transformer_recompute][0]
     backward = compute / x.micro * (linear - 1) / linear / x.per_stage  # a layer, last micro-batch
     exchange = data_exchange(
         formulas, inputs, tp, dp, block / config.layers / tp, x.per_stage, embedding / tp, backward
@@ -241,7 +241,7 @@ def activation_array(formulas, config, inputs, b, tp, sequence) -> np.ndarray:
     }
     if inputs.recompute == "full":
         return np.broadcast_to(evaluate(formulas["activations.full"], values), tp.shape) * 1.0
-    suffix = ".selective" if inputs.recompute == "selective" else ""
+    suffix = ".selective" if inputs.transformer_recompute == "selective" else ""
     with_sequence = evaluate(formulas[f"activations.sequence{suffix}"], values)
     tensor_only = evaluate(formulas[f"activations.tensor{suffix}"], values)
     return np.where(sequence | (tp == 1), with_sequence, tensor_only) * 1.0
