@@ -1,53 +1,50 @@
 """The devices and links the planner knows, with where each figure comes from: one table for the
-machine presets (machine.py) and the results' predictions (explorer/results/predictions.py).
+machine presets (machine.py), a machine built from a device (`device=`) and the results'
+predictions (explorer/results/predictions.py).
 
-A device gives its peak FLOP/s per precision and its memory; a link its bandwidth and latency.
-Every figure carries its source (a URL, or a status saying it was recalled). Shaped to be fed
-from a device catalogue later (catalogue/devices.py): a row there becomes a `Device` here.
+The accelerators are the device catalogue's (catalogue/devices.py, fixtures/devices.json, shown
+on /devices/): a catalogue row becomes a planner `Device` here, each figure with the figure as
+its page prints it and the page. A value the catalogue does not state is None ("unknown"). The
+few processors of the survey's results that the catalogue does not hold (a GTX 580 and two
+CPUs) stay here, recalled and said so. The links between nodes are not the catalogue's (it
+holds devices, not networks): recalled spec-sheet values.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-RECALLED = "spec-sheet value, recalled (not read on a stored page)"
+from catalogue import devices as catalogue
 
-P100_NVLINK = (
-    "Tesla P100 with NVLink (SXM2): 10.6 TFLOPS single precision, 16 GB of HBM2, NVLink between "
-    "GPUs 80 GB/s per direction at its theoretical peak (https://www.microway.com/hpc-tech-tips/"
-    "nvidia-tesla-p100-nvlink-16gb-gpu-accelerator-pascal-gp100-sxm2-close/)"
-)
-A100_PEAK = (
-    "312 teraFLOP/s, the A100's dense BF16 and FP16 Tensor Core peak (624 with sparsity): "
-    "https://glennklockwood.com/garden/processors/A100, from NVIDIA's A100 datasheet "
-    "(https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
-    "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf, not stored here)"
-)
-A100_NODE = (
-    "8 NVIDIA 80GB A100 GPUs per node: the Megatron-LM README on NVIDIA's Selene ('Each cluster "
-    "node has 8 NVIDIA 80GB A100 GPUs', from January 2022 to July 2024: "
-    "https://github.com/NVIDIA/Megatron-LM/blob/145d2eb947a614fdf81e73efd0cf417c1bc5ac94/"
-    "README.md)"
-)
+RECALLED = "spec-sheet value, recalled (not read on a stored page)"
+# The planner's precisions -> the catalogue's peak (the mixed precisions run on the 16-bit units).
+PEAK_FIELD = {"fp32": "fp32", "fp16-mixed": "fp16", "bf16-mixed": "bf16", "fp8": "fp8"}
+# The planner's figure -> the catalogue's field.
+FIGURES = {"memory_gb": "memory_bytes", "intra_bandwidth_gbs": "link_bandwidth"}
 
 
 @dataclass(frozen=True)
 class Device:
-    """A kind of device: its peak FLOP/s per precision (the planner's PRECISIONS; the mixed
-    precisions run on the 16-bit units) and its memory, each with its source."""
+    """A kind of device: its peak FLOP/s per precision (the planner's PRECISIONS), its memory and
+    its link to the other devices of a node (one direction), each with its source; None where
+    no source states it."""
 
     slug: str
-    name: str  # the words a result's device kind contains (the first match wins)
-    peak: dict[str, float]  # precision -> FLOP/s
-    memory_gb: float
-    sources: dict[str, str] = field(default_factory=dict)  # "peak" / "memory_gb" -> source
+    name: str
+    peak: dict[str, float | None]  # precision -> FLOP/s
+    memory_gb: float | None
+    intra_bandwidth_gbs: float | None = None
+    sources: dict[str, str] = field(default_factory=dict)  # "flops.<precision>", ... -> source
+    in_catalogue: bool = True
 
     def flops(self, precision: str) -> float | None:
         """The peak at this precision; None where no source gives it."""
         return self.peak.get(precision)
 
     def source(self, figure: str) -> str:
+        """Where a figure ("flops.bf16-mixed", "memory_gb", "intra_bandwidth_gbs") was read."""
         return self.sources.get(figure, RECALLED)
 
 
@@ -62,37 +59,68 @@ class Link:
     source: str = RECALLED
 
 
-def _device(slug: str, name: str, fp32: float, fp16: float, memory: float) -> Device:
-    """A device of the results' table: peaks and memory recalled from spec sheets."""
-    return Device(slug, name, {"fp32": fp32, "fp16-mixed": fp16, "bf16-mixed": fp16}, memory)
+def _said(reading: catalogue.Reading) -> str:
+    """A catalogue value's source as the planner shows it: the figure, the page and its kind."""
+    halved = f", divided by {reading.divisor:g}: {reading.why}" if reading.divisor != 1 else ""
+    kind = catalogue.SOURCE_KINDS[reading.kind]
+    return f"'{reading.read}' ({kind}{halved}): {reading.url}"
 
 
-DEVICES: dict[str, Device] = {
-    device.slug: device
-    for device in (
-        Device(
-            "p100",
-            "Tesla P100",
-            {"fp32": 10.6e12, "fp16-mixed": 21.2e12, "bf16-mixed": 21.2e12},
-            16.0,
-            {"peak": P100_NVLINK, "memory_gb": P100_NVLINK},  # the fp32 peak; fp16 recalled
-        ),
-        _device("v100", "Tesla V100", 15.7e12, 125e12, 16.0),
-        _device("p40", "Tesla P40", 12e12, 12e12, 24.0),
-        _device("m40", "M40", 7e12, 7e12, 12.0),
-        _device("gtx-580", "GTX 580", 1.58e12, 1.58e12, 3.0),
-        _device("xeon-phi-7250", "Xeon Phi 7250", 6.1e12, 6.1e12, 16.0),
-        _device("xeon-platinum-8160", "Xeon Platinum 8160", 3.2e12, 3.2e12, 192.0),
-        # Its fp32 peak is not recorded (no source stored): the 16-bit Tensor Core peak only.
-        Device(
-            "a100-80gb",
-            "A100",
-            {"fp16-mixed": 312e12, "bf16-mixed": 312e12},
-            80.0,
-            {"peak": A100_PEAK, "memory_gb": A100_NODE},
-        ),
+def from_catalogue(row: catalogue.Device) -> Device:
+    """A catalogue row as the planner's device: peaks per planner precision, memory in GB and
+    the intra-node link in GB/s, each with its reading."""
+    sources = {
+        f"flops.{precision}": _said(row.readings[f"peak_flops.{peak}"])
+        for precision, peak in PEAK_FIELD.items()
+        if f"peak_flops.{peak}" in row.readings
+    }
+    readings = row.readings
+    sources |= {figure: _said(readings[key]) for figure, key in FIGURES.items() if key in readings}
+    return Device(
+        slug=row.slug,
+        name=row.name,
+        peak={precision: row.peak_flops.get(peak) for precision, peak in PEAK_FIELD.items()},
+        memory_gb=row.memory_bytes / 1e9 if row.memory_bytes is not None else None,
+        intra_bandwidth_gbs=row.link_bandwidth / 1e9 if row.link_bandwidth is not None else None,
+        sources=sources,
     )
-}
+
+
+def _recalled(slug: str, name: str, fp32: float, memory: float) -> Device:
+    """A processor of the survey's results that the catalogue lacks: fp32 peak (no 16-bit
+    units) and memory recalled from spec sheets."""
+    peak = {"fp32": fp32, "fp16-mixed": fp32, "bf16-mixed": fp32, "fp8": None}
+    return Device(slug, name, peak, memory, in_catalogue=False)
+
+
+OUTSIDE_CATALOGUE = (
+    _recalled("gtx-580", "NVIDIA GTX 580", 1.58e12, 3.0),
+    _recalled("xeon-phi-7250", "Intel Xeon Phi 7250", 6.1e12, 16.0),
+    _recalled("xeon-platinum-8160", "Intel Xeon Platinum 8160", 3.2e12, 192.0),
+)
+
+
+@functools.cache
+def devices() -> dict[str, Device]:
+    """Every device the planner knows by slug: the catalogue's, then the recalled ones."""
+    table = {slug: from_catalogue(row) for slug, row in catalogue.devices().items()}
+    return table | {device.slug: device for device in OUTSIDE_CATALOGUE}
+
+
+def catalogue_devices() -> dict[str, Device]:
+    """The devices a machine can be built of (`device=`): the catalogue's."""
+    return {slug: device for slug, device in devices().items() if device.in_catalogue}
+
+
+def device_named(text: str) -> Device | None:
+    """The device a result's device kind names: the catalogue's reading of the name
+    (catalogue.device_for), else a recalled device whose short name the text contains."""
+    row = catalogue.device_for(text)
+    if row is not None:
+        return devices()[row.slug]
+    short = (device for device in OUTSIDE_CATALOGUE if device.name.split(" ", 1)[1] in text)
+    return next(short, None)
+
 
 LINKS: dict[str, Link] = {
     link.slug: link
@@ -110,5 +138,5 @@ LINKS: dict[str, Link] = {
 
 
 def matching(table: dict[str, Any], text: str) -> Any | None:
-    """The first entry whose name the text contains (a result's device kind or interconnect)."""
+    """The first entry whose name the text contains (a result's interconnect)."""
     return next((entry for entry in table.values() if entry.name in text), None)

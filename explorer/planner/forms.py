@@ -13,8 +13,10 @@ from django import forms
 
 from explorer.web.forms import AsciiNumber, QueryForm, WordChoiceField
 
+from .devices import catalogue_devices
 from .machine import (
     ALLREDUCE_ALGORITHMS,
+    ATTENTION,
     BOUNDS,
     OPTIMIZERS,
     PRECISIONS,
@@ -88,6 +90,13 @@ class PlannerForm(QueryForm):
         choices=[(slug, preset.name) for slug, preset in PRESETS.items()],
         help_text="machine preset",
     )
+    device = WordChoiceField(
+        required=False,
+        choices=[(slug, device.name) for slug, device in catalogue_devices().items()],
+        label="device of the catalogue (its peak, memory and intra-node link over the machine's)",
+        help_text="a device of the catalogue (/devices/): its peak at the precision, its memory "
+        "and its intra-node link over the machine's; explicit values win",
+    )
     allreduce = WordChoiceField(
         required=False,
         choices=[(name, name) for name in ALLREDUCE_ALGORITHMS],
@@ -118,6 +127,14 @@ class PlannerForm(QueryForm):
         "transformers as Korthikanti et al. count it, where selective recomputes only the "
         "attention scores (transformer networks only)",
     )
+    attention = WordChoiceField(
+        required=False,
+        choices=[(name, name) for name in ATTENTION],
+        label="attention kernels (flash: FlashAttention-style, no s x s matrices kept)",
+        help_text="a transformer's attention kernels: standard (Korthikanti et al.'s "
+        "activations, with the s x s matrices) or flash (FlashAttention-style, arXiv "
+        "2205.14135: activations and FLOPs of selective recomputation)",
+    )
     overlap = WordChoiceField(
         required=False,
         choices=[(name, name) for name in SWITCHES],
@@ -125,6 +142,13 @@ class PlannerForm(QueryForm):
         help_text="true (the default, as PyTorch DDP does): the data-parallel gradient "
         "allreduce runs in buckets of `bucket_mb` during the backward pass and only what "
         "outlasts it is exposed; false: the whole exchange after the backward pass",
+    )
+    gated = WordChoiceField(
+        required=False,
+        choices=[(name, name) for name in SWITCHES],
+        label="gated (SwiGLU) MLP: three matrices of ffn_hidden (transformers)",
+        help_text="a transformer's MLP gated (SwiGLU, three matrices of ffn_hidden) or not; "
+        "default: the preset's (a custom transformer: not gated)",
     )
     strategy = forms.MultipleChoiceField(
         required=False,

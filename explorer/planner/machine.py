@@ -11,12 +11,24 @@ import functools
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .devices import DEVICES, Device
+from .devices import Device, catalogue_devices, devices
 
-MAX_P = 4096
+MAX_P = 65536  # MLPerf systems reach 10,752 GPUs; Llama 3 405B trained on 16,384
 MAX_SWEEP_POINTS = 32
 ALLREDUCE_ALGORITHMS = ("ring", "tree", "butterfly", "rabenseifner")
-PRECISIONS = ("fp32", "fp16-mixed", "bf16-mixed")
+PRECISIONS = ("fp32", "fp16-mixed", "bf16-mixed", "fp8")
+# FP8 as Transformer Engine's recipes train: only the linear layers' GEMMs run in FP8 (their
+# inputs and weights quantized on the fly, outputs and gradients returned in high precision);
+# weights stored in high precision, the FP32 master copy in the optimizer. So the bytes per
+# value kept are those of bf16 mixed precision, and the compute runs at the device's FP8 peak.
+FP8_RECIPE = (
+    "fp8 as Transformer Engine trains it: linear layers' GEMMs in FP8, weights stored in high "
+    "precision (2 bytes) with FP32 master weights in the optimizer, outputs and gradients in "
+    "high precision (2 bytes), attention and normalisation in high precision; the FP8 copies "
+    "made for the GEMMs are transient (not counted): "
+    "https://github.com/NVIDIA/TransformerEngine/blob/1498424bdc2a9953d3046735e763e1487320d520/"
+    "docs/features/low_precision_training/introduction/introduction.rst"
+)
 # Optimizer state values per parameter (beside the weights): SGD none, momentum one, Adam two.
 OPTIMIZERS = {"sgd": 0, "momentum": 1, "adam": 2}
 MIXED_LOW_BYTES = 2  # fp16 or bf16 weights, gradients, activations and messages
@@ -24,6 +36,12 @@ MASTER_BYTES = 4  # the fp32 master weights and moments of mixed precision
 # Activation recomputation: "selective" (attention only) applies to transformer layers.
 RECOMPUTE = ("none", "selective", "full")
 SWITCHES = ("true", "false")  # a boolean input, as the address writes it
+# Attention kernels: "flash" (FlashAttention-style, Dao et al. 2022, arXiv 2205.14135) keeps no
+# s x s score, softmax or dropout matrix for the backward pass and recomputes them there, in its
+# kernel: a transformer layer's activations and FLOPs are then those of selective recomputation
+# (Korthikanti et al.'s attention-only recomputation), without any other recomputation.
+ATTENTION = ("standard", "flash")
+FLASH_ATTENTION = "https://arxiv.org/abs/2205.14135"
 
 
 # The inputs chosen among names: name -> the allowed values (a switch: "true" or "false").
@@ -32,6 +50,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "optimizer": tuple(OPTIMIZERS),
     "recompute": RECOMPUTE,
     "overlap": SWITCHES,
+    "attention": ATTENTION,
 }
 
 
@@ -183,6 +202,7 @@ class Inputs:
     message_bytes: int | None = None
     efficiency: float = 1.0
     recompute: str = "none"
+    attention: str = "standard"  # "flash": FlashAttention-style kernels (transformers)
     overlap: bool = True  # gradient exchange overlapped with the backward pass (data parallel)
     bucket_mb: float = 25.0  # PyTorch DDP's default bucket_cap_mb
     devices_per_node: int = 1
@@ -191,6 +211,7 @@ class Inputs:
     sweep_max: int = 256
     sweep_points: int = 16
     machine: str = "example"
+    device: str = ""  # the device of the catalogue the machine is built of ("": example values)
     # Transformers (issue 26); None: the preset's (the network's configuration, a free layout).
     layers: int | None = None
     hidden: int | None = None
@@ -202,6 +223,7 @@ class Inputs:
     experts: int | None = None
     top_k: int | None = None
     expert_interval: int | None = None
+    gated: bool | None = None  # a gated (SwiGLU) MLP; None: the preset's (a custom one: not)
     micro_batch_size: int = 1
     tp: int | None = None
     pp: int | None = None
@@ -251,9 +273,10 @@ class Inputs:
     def sizes(self) -> ByteSizes:
         """Bytes per value of each kind: the precision and the optimizer's, each overridable.
 
-        fp32: every value γ bytes, K = optimizer values·γ. Mixed precision (fp16 or bf16): 2-byte
-        weights, gradients, activations and messages, and K = 4 (fp32 master weights) + 4 per
-        optimizer value (fp32 moments): Adam's K = 12, ZeRO's (§3.1)."""
+        fp32: every value γ bytes, K = optimizer values·γ. Mixed precision (fp16 or bf16, and
+        fp8 as Transformer Engine keeps its values: FP8_RECIPE): 2-byte weights, gradients,
+        activations and messages, and K = 4 (fp32 master weights) + 4 per optimizer value (fp32
+        moments): Adam's K = 12, ZeRO's (§3.1)."""
         mixed = self.precision != "fp32"
         low = MIXED_LOW_BYTES if mixed else self.gamma
         count = self.optimizer_count
@@ -265,6 +288,14 @@ class Inputs:
             messages=self.message_bytes or low,
             activations=low,
         )
+
+    @property
+    def transformer_recompute(self) -> str:
+        """The recomputation a transformer layer's activations and FLOPs follow: FlashAttention's
+        kernels recompute the attention core as selective recomputation does."""
+        if self.recompute == "none" and self.attention == "flash":
+            return "selective"
+        return self.recompute
 
     @property
     def achieved_flops(self) -> float:
@@ -288,20 +319,27 @@ class MachinePreset:
     name: str
     values: dict[str, Any]
     sources: dict[str, str]  # input name -> where the value comes from ("example value" else)
-    device: str = ""  # its devices' entry in devices.DEVICES ("": example values)
+    device: str = ""  # its devices' entry in devices.devices() ("": example values)
 
 
 def _on(device: Device, precision: str) -> tuple[dict[str, Any], dict[str, str]]:
-    """A preset's peak and memory from the device table, with their sources."""
-    values = {"flops": device.flops(precision), "memory_gb": device.memory_gb}
-    return values, {"flops": device.source("peak"), "memory_gb": device.source("memory_gb")}
+    """A preset's peak, memory and intra-node link from the device table, with their sources."""
+    values = {
+        "flops": device.flops(precision),
+        "memory_gb": device.memory_gb,
+        "intra_bandwidth_gbs": device.intra_bandwidth_gbs,
+    }
+    sources = {"flops": device.source(f"flops.{precision}")}
+    sources |= {name: device.source(name) for name in ("memory_gb", "intra_bandwidth_gbs")}
+    return values, sources
 
 
-P100_VALUES, P100_SOURCES = _on(DEVICES["p100"], "fp32")
-A100_VALUES, A100_SOURCES = _on(DEVICES["a100-80gb"], "bf16-mixed")
+P100_VALUES, P100_SOURCES = _on(devices()["p100-sxm2"], "fp32")
+A100_VALUES, A100_SOURCES = _on(devices()["a100-sxm4-80gb"], "bf16-mixed")
 
 
 EXAMPLE = "example value"
+YOURS = "your value"
 ALEXNET_HARDWARE = (
     "AlexNet [136] trained on two GTX 580 3GB GPUs (the paper's §3.2 and §5; transcribed at "
     "http://users.ics.aalto.fi/perellm1/thesis/summaries_html/node64.html)"
@@ -322,11 +360,11 @@ GOYAL_ETHERNET = (
 )
 UNKNOWN_INTRA_LATENCY = "unknown (no source found): the latency between nodes is used"
 
-A100_NVLINK = (
-    "300 GB/s each way: an A100's twelve third-generation NVLink links carry 600 GB/s in all "
-    "(NVIDIA, https://www.nvidia.com/de-de/data-center/nvlink/; '300+300 GB/s NVLink' at "
-    "https://glennklockwood.com/garden/processors/A100); the six NVSwitches of an 8-GPU node "
-    "give every pair of GPUs that rate (https://jingchaozhang.github.io/A100-white-paper/)"
+A100_NODE = (
+    "8 NVIDIA 80GB A100 GPUs per node: the Megatron-LM README on NVIDIA's Selene ('Each cluster "
+    "node has 8 NVIDIA 80GB A100 GPUs', from January 2022 to July 2024: "
+    "https://github.com/NVIDIA/Megatron-LM/blob/145d2eb947a614fdf81e73efd0cf417c1bc5ac94/"
+    "README.md)"
 )
 LLAMA2_LINKS = (
     "200 Gbps end-points between nodes = 25 GB/s: the Llama 2 paper (Touvron et al. 2023, "
@@ -335,6 +373,13 @@ LLAMA2_LINKS = (
     "adapter per GPU): unconfirmed"
 )
 A100_INTRA_LATENCY = "example value: no source found for the NVLink latency"
+
+# What a device figure is, for the message naming one the catalogue does not state.
+DEVICE_FIGURES = {
+    "flops": "its peak FLOP/s at {precision}",
+    "memory_gb": "its memory",
+    "intra_bandwidth_gbs": "its link to the other devices of a node",
+}
 
 PRESETS: dict[str, MachinePreset] = {
     preset.slug: preset
@@ -370,23 +415,25 @@ PRESETS: dict[str, MachinePreset] = {
             "Goyal et al.'s 256 P100 GPUs, 8 per server on NVLink, Ethernet between servers",
             {
                 "P": 256,
-                **P100_VALUES,
+                "flops": P100_VALUES["flops"],
+                "memory_gb": P100_VALUES["memory_gb"],
                 "latency_us": 5.0,
                 "bandwidth_gbs": 6.25,
                 "gamma": 4,
                 "devices_per_node": 8,
                 "intra_latency_us": None,
-                "intra_bandwidth_gbs": 80.0,
+                "intra_bandwidth_gbs": P100_VALUES["intra_bandwidth_gbs"],  # its NVLink
             },
             {
                 "P": GOYAL_HARDWARE,
-                **P100_SOURCES,
+                "flops": P100_SOURCES["flops"],
+                "memory_gb": P100_SOURCES["memory_gb"],
                 "bandwidth_gbs": GOYAL_ETHERNET,
                 "devices_per_node": BIG_BASIN,
                 "intra_latency_us": UNKNOWN_INTRA_LATENCY,
-                "intra_bandwidth_gbs": DEVICES["p100"].source("peak"),  # its NVLink, same page
+                "intra_bandwidth_gbs": P100_SOURCES["intra_bandwidth_gbs"],
             },
-            "p100",
+            "p100-sxm2",
         ),
         MachinePreset(
             "a100-cluster",
@@ -394,22 +441,24 @@ PRESETS: dict[str, MachinePreset] = {
             "latencies example values)",
             {
                 "P": 1024,
-                **A100_VALUES,
+                "flops": A100_VALUES["flops"],
+                "memory_gb": A100_VALUES["memory_gb"],
                 "latency_us": 5.0,
                 "bandwidth_gbs": 25.0,
                 "gamma": 4,
                 "devices_per_node": 8,
                 "intra_latency_us": 1.0,
-                "intra_bandwidth_gbs": 300.0,
+                "intra_bandwidth_gbs": A100_VALUES["intra_bandwidth_gbs"],
             },
             {
-                **A100_SOURCES,
-                "devices_per_node": A100_SOURCES["memory_gb"],  # the same README: 8 per node
+                "flops": A100_SOURCES["flops"],
+                "memory_gb": A100_SOURCES["memory_gb"],
+                "devices_per_node": A100_NODE,
                 "bandwidth_gbs": LLAMA2_LINKS,
-                "intra_bandwidth_gbs": A100_NVLINK,
                 "intra_latency_us": A100_INTRA_LATENCY,
+                "intra_bandwidth_gbs": A100_SOURCES["intra_bandwidth_gbs"],
             },
-            "a100-80gb",
+            "a100-sxm4-80gb",
         ),
     )
 }
@@ -419,6 +468,38 @@ def preset_sources(preset: MachinePreset) -> dict[str, str]:
     return {name: preset.sources.get(name, EXAMPLE) for name in preset.values}
 
 
+def device_sources(inputs: Inputs) -> dict[str, str]:
+    """The sources of the figures a machine takes from its catalogue device (`device=` over a
+    preset's own): each figure whose value is the device's. An explicit value is the user's."""
+    device = devices().get(inputs.device)
+    own = inputs.device == PRESETS[inputs.machine].device and inputs.precision != "fp8"
+    if device is None or own:  # the preset's own figures, cited by the preset
+        return {}
+    figures = {
+        "flops": (device.flops(inputs.precision), f"flops.{inputs.precision}"),
+        "memory_gb": (device.memory_gb, "memory_gb"),
+        "intra_bandwidth_gbs": (device.intra_bandwidth_gbs, "intra_bandwidth_gbs"),
+    }
+    return {
+        name: device.source(figure) if getattr(inputs, name) == value else YOURS
+        for name, (value, figure) in figures.items()
+        if name != "intra_bandwidth_gbs" or inputs.devices_per_node > 1
+    }
+
+
+def _choice_sources(inputs: Inputs) -> dict[str, str]:
+    """Where fp8's bytes per value and FlashAttention's activations come from (the other
+    choices' are in the docstring of Inputs.sizes and on the page)."""
+    sources = {"precision": FP8_RECIPE} if inputs.precision == "fp8" else {}
+    if inputs.attention == "flash":
+        sources["attention"] = (
+            "FlashAttention-style kernels keep no s x s attention matrix for the backward pass "
+            f"and recompute it there (Dao et al. 2022, {FLASH_ATTENTION}): activations and "
+            "FLOPs of Korthikanti et al.'s selective recomputation"
+        )
+    return sources
+
+
 def machine_document(inputs: Inputs) -> dict[str, Any]:
     """The machine as a plan's document shows it: the preset with its sources and every value
     the plan used, in SI units."""
@@ -426,7 +507,9 @@ def machine_document(inputs: Inputs) -> dict[str, Any]:
     return {
         "preset": preset.slug,
         "name": preset.name,
-        "sources": preset_sources(preset),
+        "device": inputs.device or None,
+        "device_name": devices()[inputs.device].name if inputs.device else None,
+        "sources": preset_sources(preset) | device_sources(inputs) | _choice_sources(inputs),
         "P": inputs.P,
         "flops": inputs.flops,
         "memory_bytes": inputs.memory,
@@ -457,7 +540,9 @@ def parse(
         )
     named = str(query.get("network") or Inputs.network)
     defaults = dict((network_defaults or {}).get(named, {}))
-    values: dict[str, Any] = {**defaults, "machine": machine, **PRESETS[machine].values}
+    preset = PRESETS[machine]
+    values: dict[str, Any] = {**defaults, "machine": machine, **preset.values}
+    values["device"] = preset.device
     if "P" in defaults and "P" not in query:  # the paper's device count over the preset's
         values["P"] = defaults["P"]
     for name, bound in BOUNDS.items():
@@ -478,9 +563,57 @@ def parse(
         if choice not in allowed:
             raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}", name)
         choices[name] = choice == "true" if allowed is SWITCHES else choice
+    if query.get("gated") not in (None, ""):
+        if str(query["gated"]) not in SWITCHES:
+            raise PlannerInputError(f"gated must be one of {', '.join(SWITCHES)}", "gated")
+        values["gated"] = str(query["gated"]) == "true"
+    if query.get("device") not in (None, ""):
+        values |= device_values(str(query["device"]), choices["precision"], values, query)
+    elif choices["precision"] == "fp8" and preset.device and query.get("flops") in (None, ""):
+        values |= device_values(preset.device, "fp8", values, query)
     inputs = Inputs(network=network, allreduce=allreduce, **choices, **values)
     _check_relations(inputs)
     return inputs
+
+
+def device_values(
+    slug: str, precision: str, values: dict[str, Any], query: dict[str, Any]
+) -> dict[str, Any]:
+    """A machine of the catalogue's device `slug`: its peak at the precision, its memory and its
+    intra-node link (where the machine has more than one device per node), each unless given
+    explicitly. A figure the catalogue does not state and the query does not give is a 400
+    naming it."""
+    device = catalogue_devices().get(slug)
+    if device is None:
+        raise PlannerInputError(
+            "device must be one of the device catalogue's (/devices/): "
+            f"{', '.join(catalogue_devices())} "
+            f"(got {slug[:40]!r})",
+            "device",
+        )
+    figures = {
+        "flops": device.flops(precision),
+        "memory_gb": device.memory_gb,
+        "intra_bandwidth_gbs": device.intra_bandwidth_gbs,
+    }
+    if values.get("devices_per_node", 1) == 1:  # one device per node: no intra-node link
+        del figures["intra_bandwidth_gbs"]
+    taken = {"device": slug}
+    missing = []
+    for name, value in figures.items():
+        if query.get(name) not in (None, ""):
+            continue  # the explicit value (already in `values`) wins
+        if value is None:
+            missing.append(f"{name} ({DEVICE_FIGURES[name].format(precision=precision)})")
+        else:
+            taken[name] = value
+    if missing:
+        raise PlannerInputError(
+            f"device {slug}: the device catalogue states no {' and no '.join(missing)}; "
+            "give it explicitly",
+            "device",
+        )
+    return taken
 
 
 def _default_text(name: str) -> str:
@@ -515,6 +648,13 @@ def _check_relations(inputs: Inputs) -> None:
     for name in ("tp", "pp", "dp"):
         if (getattr(inputs, name) or 1) > inputs.P:
             raise PlannerInputError(f"{name} must be at most P ({inputs.P})", name)
+    tp, node = inputs.tp, inputs.devices_per_node
+    if tp and tp <= node and node % tp:
+        raise PlannerInputError(
+            f"tp ({tp}) must divide devices_per_node ({node}): a tensor-parallel group stays "
+            "inside one node",
+            "tp",
+        )
     pinned = [getattr(inputs, name) for name in ("tp", "pp", "dp")]
     if all(pinned) and pinned[0] * pinned[1] * pinned[2] != inputs.P:
         raise PlannerInputError(f"tp·pp·dp must equal P ({inputs.P}): got {pinned}")

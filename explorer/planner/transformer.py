@@ -41,6 +41,28 @@ LLAMA2_7B_SHAPES = (
     "https://github.com/huggingface/transformers/blob/008e574391258935f3ecc3035c882e73bbcac419/"
     "src/transformers/models/llama/configuration_llama.py"
 )
+# Llama 3.1 (Meta, July 2024): the model card in the authors' repository (the sizes 8B, 70B and
+# 405B, "~15 trillion tokens") and the reference implementation's shapes (dim, n_layers, n_heads,
+# n_kv_heads, vocab_size 128,256, ffn_dim_multiplier, multiple_of) in its model list.
+LLAMA31_CARD = (
+    "https://github.com/meta-llama/llama-models/blob/1b5892739868e5333fb7f022ba91218f0ae5f9c2/"
+    "models/llama3_1/MODEL_CARD.md"
+)
+LLAMA31_SHAPES = (
+    "https://github.com/meta-llama/llama-models/blob/d13eea5ec039baa48b5f0fa3641692a45b639da7/"
+    "models/llama3_1/api/sku_list.py"
+)
+LLAMA3_PAPER = "https://arxiv.org/abs/2407.21783"
+
+
+def _llama31_ffn(multiplier: str, multiple_of: int) -> str:
+    return (
+        f"derived by us from {LLAMA31_SHAPES} (ffn_dim_multiplier {multiplier}, multiple_of "
+        f"{multiple_of}) by the reference FeedForward's rule: int(2·4·dim/3), times the "
+        "multiplier, rounded up to the multiple"
+    )
+
+
 DEEPSPEED_MOE = (
     "https://github.com/microsoft/DeepSpeed/blob/master/docs/_posts/2021-12-09-deepspeed-moe-nlg.md"
 )
@@ -112,6 +134,10 @@ MEGATRON_1T = TransformerConfig(128, 25600, 160, 2048, 51200)
 LLAMA = {"gated": True, "bias": False, "tied": False, "learned_positions": False}
 LLAMA2_7B = TransformerConfig(32, 4096, 32, 4096, 32000, ffn_hidden=11008, **LLAMA)
 LLAMA2_70B = TransformerConfig(80, 8192, 64, 4096, 32000, ffn_hidden=28672, kv_heads=8, **LLAMA)
+LLAMA31_8B = TransformerConfig(32, 4096, 32, 8192, 128256, ffn_hidden=14336, kv_heads=8, **LLAMA)
+LLAMA31_405B = TransformerConfig(
+    126, 16384, 128, 8192, 128256, ffn_hidden=53248, kv_heads=8, **LLAMA
+)
 MOE_52B = TransformerConfig(24, 2048, 16, 2048, 50257, experts=128, top_k=1, expert_interval=2)
 
 MIXED_ADAM = {"precision": "bf16-mixed", "optimizer": "adam"}
@@ -122,6 +148,17 @@ LLAMA2_TRAINING_SOURCES = {
     "tokens": LLAMA2_TABLE + " (2.0T tokens)",
 }
 EXAMPLE = "example value (not from the paper)"
+LLAMA31_TRAINING = {"micro_batch_size": 1, "tokens": 15e12, **MIXED_ADAM}
+LLAMA31_SEQUENCE = _unconfirmed(
+    "8192, the Llama 3 paper's pre-training sequence length after its first stage "
+    "(arXiv 2407.21783 §3.4.1, not read on a stored page)"
+)
+
+
+def _llama31_sources(ffn: str) -> dict[str, str]:
+    shapes = {name: LLAMA31_SHAPES for name in ("layers", "hidden", "heads", "kv_heads", "vocab")}
+    return {**shapes, "ffn_hidden": ffn, "seq_len": LLAMA31_SEQUENCE}
+
 
 PRESETS: dict[str, Preset] = {
     p.slug: p
@@ -271,6 +308,44 @@ PRESETS: dict[str, Preset] = {
             defaults_sources=LLAMA2_TRAINING_SOURCES,
         ),
         Preset(
+            "llama3.1-8b",
+            "Llama 3.1 8B (Meta 2024)",
+            LLAMA31_8B,
+            "",
+            LLAMA3_PAPER,
+            8e9,
+            "8B (the model card names the size to one digit)",
+            LLAMA31_CARD,
+            parameters_rounding=0.5 / 8,
+            sources=_llama31_sources(_llama31_ffn("1.3", 1024)),
+            defaults={**LLAMA31_TRAINING, "batch": 512},
+            defaults_sources={
+                "tokens": LLAMA31_CARD + " (~15 trillion tokens)",
+                "batch": EXAMPLE,
+            },
+        ),
+        Preset(
+            "llama3.1-405b",
+            "Llama 3.1 405B (Meta 2024)",
+            LLAMA31_405B,
+            "",
+            LLAMA3_PAPER,
+            405e9,
+            "405B",
+            LLAMA31_CARD,
+            parameters_rounding=0.5 / 405,
+            sources=_llama31_sources(_llama31_ffn("1.2", 4096)),
+            defaults={**LLAMA31_TRAINING, "batch": 2048, "P": 16384},
+            defaults_sources={
+                "tokens": LLAMA31_CARD + " (~15 trillion tokens)",
+                "P": _unconfirmed("16,384 H100 GPUs, the Llama 3 paper §3.3 as the issue gives it"),
+                "batch": _unconfirmed(
+                    "2048 sequences of 8192 (16M tokens), the Llama 3 paper's last batch size "
+                    "as we recall it (§3.4.1)"
+                ),
+            },
+        ),
+        Preset(
             "deepspeed-moe-52b",
             "DeepSpeed-MoE 1.3B+MoE-128, 52B (Rajbhandari et al. 2022)",
             MOE_52B,
@@ -324,7 +399,11 @@ def config_for(network: str, given: dict[str, Any]) -> TransformerConfig:
     """The preset's configuration, or the reader's (`network=transformer`), with any size given
     explicitly applied over it."""
     base = PRESETS[network].config if network in PRESETS else CUSTOM_DEFAULT
-    changes = {name: int(given[name]) for name in CONFIG_INPUTS if given.get(name) is not None}
+    changes: dict[str, Any] = {
+        name: int(given[name]) for name in CONFIG_INPUTS if given.get(name) is not None
+    }
+    if given.get("gated") is not None:  # SwiGLU: three matrices of ffn_hidden
+        changes["gated"] = bool(given["gated"])
     return replace(base, **changes)
 
 

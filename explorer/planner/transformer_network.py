@@ -46,7 +46,7 @@ def _flops_derivations(
 ) -> list[Derivation]:
     """Training FLOPs per step three ways: the catalogue's formula over the network model's
     layers (what the plan uses), the 6·N·D rule and, for a GPT layer, Megatron-LM 2021's."""
-    values = flops_values(config, inputs.batch, inputs.recompute)
+    values = flops_values(config, inputs.batch, inputs.transformer_recompute)
     record, rule = formulas["transformer.flops"], formulas["transformer.six_nd"]
     six_values = {"N": active_parameters(config), "D": float(inputs.batch * config.seq_len)}
     derivations = [
@@ -135,11 +135,39 @@ def _paper(preset: Preset | None) -> dict[str, Any]:
     }
 
 
+def _changed(preset: Preset | None, config: TransformerConfig) -> dict[str, tuple[Any, Any]]:
+    """The sizes given over a preset's: name -> (the preset's, the given)."""
+    if preset is None:
+        return {}
+    ours, theirs = _config(config), _config(preset.config)
+    return {name: (theirs[name], ours[name]) for name in ours if ours[name] != theirs[name]}
+
+
+def _named(preset: Preset | None, changed: dict[str, tuple[Any, Any]]) -> str:
+    if preset is None:
+        return "Transformer of your configuration"
+    if not changed:
+        return preset.name
+    sizes = ", ".join(f"{name} {new} (not {old})" for name, (old, new) in changed.items())
+    return f"Transformer of your configuration: {preset.name} with {sizes}"
+
+
+def _paper_of(preset: Preset | None, changed: dict[str, tuple[Any, Any]]) -> dict[str, Any]:
+    """The paper's figures, or, for a preset whose sizes were changed, only the sources of the
+    sizes kept and the training defaults: its count and figures are another model's."""
+    paper = _paper(preset)
+    if preset is None or not changed:
+        return paper
+    kept = {name: url for name, url in preset.sources.items() if name not in changed}
+    return paper | {"parameters": None, "parameters_text": "", "sources": kept, "figures": {}}
+
+
 def network_document(
     inputs: Inputs, config: TransformerConfig, formulas: Formulas, flops: StepFlops
 ) -> NetworkTotals:
     """The network's totals as the plan shows them, beside its paper."""
     preset = PRESETS.get(inputs.network)
+    changed = _changed(preset, config)
     total = parameters(config)
     counted = Derivation(
         "parameters",
@@ -154,7 +182,7 @@ def network_document(
     megatron = derived[2].value if len(derived) > 2 else None
     document: dict[str, Any] = {
         "slug": inputs.network,
-        "name": preset.name if preset else "Transformer of your configuration",
+        "name": _named(preset, changed),
         "kind": "transformer",
         "config": _config(config),
         "parameters": total,
@@ -167,8 +195,8 @@ def network_document(
         "tokens_per_step": inputs.batch * config.seq_len,
         "batch": inputs.batch,
         "seq_len": config.seq_len,
-        "paper": _paper(preset),
-        "comparison": _comparison(preset, total),
+        "paper": _paper_of(preset, changed),
+        "comparison": [] if changed else _comparison(preset, total),
         "tolerance": TOLERANCE,
         "derivations": [d.as_dict() for d in [counted, *derived]],
         "cost_models": [s.reference() for d in derived for s in d.sources],

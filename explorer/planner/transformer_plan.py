@@ -65,7 +65,7 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
             f"tp: no layout of P = {inputs.P} with tp at most devices_per_node "
             f"({inputs.devices_per_node}) matches the pinned tp, pp, dp"
         )
-    model, flops = transformer_step(config, inputs.batch, inputs.recompute, formulas)
+    model, flops = transformer_step(config, inputs.batch, inputs.transformer_recompute, formulas)
     search = evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas, flops)
     strategies = [
         _strategy(strategy, inputs, config, formulas, triples, search, flops)
@@ -130,14 +130,18 @@ def _strategy(
     if strategy.moe_only and not config.moe_layers:
         return empty | {"reason": "a dense network: no experts to place"}
     if strategy.slug == "3d":
-        layouts = search
+        # The search interleaves every pipeline it can; the plain 1F1B one of the same layout is
+        # evaluated too, and the faster kept (interleaving trades the bubble for more messages).
+        plain = candidates(inputs, config, triples, chunks=1)
+        layouts, index = _faster(search, evaluate_layouts(plain, inputs, config, formulas, flops))
     else:
         chosen = candidates(inputs, config, triples, **strategy.options)
         layouts = evaluate_layouts(chosen, inputs, config, formulas, flops)
+        mask = strategy.choose(layouts, inputs.devices_per_node)
+        if strategy.moe_only:
+            mask = mask & (layouts.out["expert_parallel"] > 1)
+        index = best(layouts, mask)
     mask = strategy.choose(layouts, inputs.devices_per_node)
-    if strategy.moe_only:
-        mask = mask & (layouts.out["expert_parallel"] > 1)
-    index = best(layouts, mask)
     if index is None:
         pinned = ", ".join(
             f"{n} = {getattr(inputs, n)}" for n in ("tp", "pp", "dp") if getattr(inputs, n)
@@ -146,6 +150,19 @@ def _strategy(
         reasons = {r for r in layouts.out["reason"][mask] if r}
         return empty | {"reason": why + (f" ({'; '.join(sorted(reasons))})" if reasons else "")}
     return describe(strategy, layouts, index, inputs, config, formulas)
+
+
+def _faster(first: Layouts, second: Layouts) -> tuple[Layouts, int | None]:
+    """The layouts and index of the better of two searches' bests: one that fits over one that
+    does not, then the shorter step (the first on a tie)."""
+    one, two = best(first), best(second)
+    if one is None or two is None:
+        return (first, one) if two is None else (second, two)
+
+    def key(layouts: Layouts, index: int) -> tuple[bool, float]:
+        return (not layouts.out["fits"][index], float(layouts.out["step"][index]))
+
+    return (second, two) if key(second, two) < key(first, one) else (first, one)
 
 
 def describe(
@@ -361,7 +378,7 @@ def _sensitivity(strategies, search: Layouts, inputs: Inputs, formulas: Formulas
 def _activation_role(inputs: Inputs, row: dict, formulas: Formulas):
     if inputs.recompute == "full":
         return formulas["activations.full"]
-    suffix = ".selective" if inputs.recompute == "selective" else ""
+    suffix = ".selective" if inputs.transformer_recompute == "selective" else ""
     if row["tp"] == 1 or row["sequence_parallel"]:
         return formulas[f"activations.sequence{suffix}"]
     return formulas[f"activations.tensor{suffix}"]

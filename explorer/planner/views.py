@@ -14,6 +14,7 @@ from explorer.web.errors import ApiError
 from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 
+from .devices import catalogue_devices
 from .documents import answer
 from .machine import (
     ALLREDUCE_ALGORITHMS,
@@ -65,6 +66,7 @@ FIELD_GROUPS = (
 def planner_page(request):
     context: dict[str, Any] = {
         "presets": _presets(),
+        "devices": [{"slug": slug, "name": d.name} for slug, d in catalogue_devices().items()],
         "networks": list(networks().values())
         + [{"slug": p.slug, "name": p.name} for p in TRANSFORMERS.values()]
         + [{"slug": CUSTOM, "name": "Transformer of your configuration"}],

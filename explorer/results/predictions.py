@@ -15,7 +15,15 @@ from statistics import median
 from typing import Any
 
 from explorer.planner import plan as planning
-from explorer.planner.devices import DEVICES, LINKS, RECALLED, Link, matching
+from explorer.planner.devices import (
+    LINKS,
+    RECALLED,
+    Device,
+    Link,
+    device_named,
+    devices,
+    matching,
+)
 from explorer.planner.machine import BOUNDS, PRESETS, Inputs, PlannerInputError
 
 # ImageNet-1k's training images (the standard split); LSVRC-2010 has about as many.
@@ -44,10 +52,8 @@ def _inputs(result: dict, networks: set[str]) -> tuple[Inputs, tuple[str, str]] 
         )
     if "TPU" in config["device_kind"]:
         return _cannot("the planner lacks the interconnect (a TPU pod's 2-D torus)")
-    device = matching(DEVICES, config["device_kind"])
-    fp16 = "fp16 mixed" in config["precision"]
-    flops = device.flops("fp16-mixed" if fp16 else "fp32") if device else None
-    if device is None or flops is None:
+    device = device_named(config["device_kind"])
+    if device is None:
         return _cannot(f"the planner lacks the device ({config['device_kind']})")
     link = matching(LINKS, config["interconnect"]) if config["devices"] != 1 else ONE_DEVICE
     if link is None:
@@ -62,6 +68,11 @@ def _inputs(result: dict, networks: set[str]) -> tuple[Inputs, tuple[str, str]] 
     batch = int(config["global_batch"])
     if batch > BOUNDS["batch"].high or config["devices"] > BOUNDS["P"].high:
         return _cannot(f"beyond the planner's bounds (batch {batch}, P {config['devices']})")
+    fp16 = _precision(config) == "fp16-mixed"
+    unknown = _unknown_figures(device, _peak_precision(device, config))
+    if unknown:
+        return _cannot(f"the device catalogue states no {unknown} of the {device.name}")
+    flops = device.flops(_peak_precision(device, config))
     inputs = Inputs(
         network=config["network"],
         P=int(config["devices"]),
@@ -73,6 +84,25 @@ def _inputs(result: dict, networks: set[str]) -> tuple[Inputs, tuple[str, str]] 
         gamma=2 if fp16 else 4,
     )
     return inputs, (device, link)
+
+
+def _precision(config: dict) -> str:
+    """The planner's precision of a result: mixed fp16 where the paper says so, else fp32."""
+    return "fp16-mixed" if "fp16 mixed" in config["precision"] else "fp32"
+
+
+def _peak_precision(device: Device, config: dict) -> str:
+    """The precision whose peak a result runs at: its own, but mixed precision on a device
+    without 16-bit units (no 16-bit peak in the catalogue, e.g. the P40) computes in fp32."""
+    precision = _precision(config)
+    return precision if device.flops(precision) is not None else "fp32"
+
+
+def _unknown_figures(device: Device, precision: str) -> str:
+    """The figures a prediction needs that no source states for the device ("" if none)."""
+    missing = [f"peak FLOP/s at {precision}"] if device.flops(precision) is None else []
+    missing += ["memory"] if device.memory_gb is None else []
+    return " and no ".join(missing)
 
 
 def predict(result: dict, formulas: Any, networks: set[str]) -> dict[str, Any]:
@@ -111,11 +141,22 @@ def predict(result: dict, formulas: Any, networks: set[str]) -> dict[str, Any]:
         "quantity": "time to train",
         "inputs": _shown(inputs),
         "assumptions": (
-            f"per-node throughput = the peak of a {device.name} and the link's "
-            f"bandwidth and latency ({link.name}): {RECALLED}; "
+            f"per-node throughput = the peak of one {device.name} "
+            f"({_device_said(device, result['config'])}) "
+            f"and the link's bandwidth and latency ({link.name}): {RECALLED}; "
             f"{steps} steps = epochs x {images} images / batch"
         ),
     }
+
+
+def _device_said(device: Device, config: dict) -> str:
+    """Where the device's peak comes from: the device catalogue's page, or recalled; and the
+    fp32 peak of a mixed-precision run on a device without 16-bit units."""
+    peak = _peak_precision(device, config)
+    source = device.source(f"flops.{peak}") if device.in_catalogue else RECALLED
+    if peak != _precision(config):
+        source = f"{peak} peak: no {_precision(config)} peak stated, it computes in fp32; {source}"
+    return f"the device catalogue, /devices/: {source}" if device.in_catalogue else source
 
 
 def _shown(inputs: Inputs) -> dict[str, Any]:
@@ -151,8 +192,8 @@ def _predict_throughput(result: dict, formulas: Any) -> dict[str, Any]:
     if measured is None or not config["devices"] or not config["global_batch"]:
         return _cannot("no FLOP/s per device, devices or global batch recorded to compare with")
     preset = PRESETS[TRANSFORMER_MACHINE]
-    device = DEVICES[preset.device]
-    if matching(DEVICES, config["device_kind"]) is not device:
+    device = devices()[preset.device]
+    if device_named(config["device_kind"]) is not device:
         return _cannot(
             f"the planner's transformer machine is an {device.name} cluster; this run used "
             f"{config['device_kind']}"

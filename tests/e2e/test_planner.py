@@ -38,7 +38,7 @@ def test_it_plans_a_network_on_a_machine_and_sweeps_p(page, live_survey):
 
 def test_it_shows_the_bound_for_a_bad_value(page, live_survey):
     page.goto(f"{live_survey.url}/planner/?P=0")
-    expect(page.locator("div.errors")).to_contain_text("must be an integer between 1 and 4096")
+    expect(page.locator("div.errors")).to_contain_text("must be an integer between 1 and 65536")
 
 
 def test_it_takes_overlap_recomputation_and_a_two_level_network(page, live_survey):
@@ -70,3 +70,12 @@ def test_it_ranks_the_layouts_of_a_transformer_preset(page, live_survey):
     page.click("button:has-text('Plan')")
     expect(page).to_have_url(re.compile(r"efficiency=0.5"))
     expect(page.locator("#comparison")).to_contain_text("175B parameters")
+
+
+def test_it_builds_the_machine_of_a_catalogue_device(page, live_survey):
+    page.goto(f"{live_survey.url}/planner/?network=llama2-70b&machine=a100-cluster")
+    page.select_option("select[name=device]", "h100-sxm")
+    page.click("button:has-text('Plan')")
+    expect(page).to_have_url(re.compile(r"device=h100-sxm"))
+    expect(page.locator("#machine")).to_contain_text("device: NVIDIA H100")
+    expect(page.locator("#machine")).to_contain_text("mlcommons")

@@ -127,7 +127,7 @@ def test_it_uses_a_curators_formula_from_the_catalogue(client, survey):
 @pytest.mark.parametrize(
     ("query", "errors"),
     [
-        ("P=0", {"P": ["P (nodes (processors)) must be an integer between 1 and 4096"]}),
+        ("P=0", {"P": ["P (nodes (processors)) must be an integer between 1 and 65536"]}),
         (
             "bandwidth_gbs=0",
             {
@@ -159,7 +159,7 @@ def test_it_uses_a_curators_formula_from_the_catalogue(client, survey):
                 ]
             },
         ),
-        ("P=1e400", {"P": ["P (nodes (processors)) must be an integer between 1 and 4096"]}),
+        ("P=1e400", {"P": ["P (nodes (processors)) must be an integer between 1 and 65536"]}),
         ("P=4&P=8", {"P": ["P is given 2 times; give it once"]}),
     ],
 )
@@ -259,7 +259,7 @@ def test_it_takes_precision_and_optimizer_and_shows_the_bytes_per_value(client, 
     assert 'id="efficiency-assumption"' in html
     assert "optimizer state K = 12 per parameter" in html
     assert '<option value="adam" selected>' in html
-    bad = client.get("/api/planner/?precision=fp8")
+    bad = client.get("/api/planner/?precision=int4")
     assert bad.status_code == 400
 
 
@@ -268,7 +268,8 @@ def test_the_schema_states_the_joint_bounds(client, survey):
     parameters = {p["name"]: p for p in schema["paths"]["/api/planner/"]["get"]["parameters"]}
     assert "at most `batch`" in parameters["micro_batches"]["description"]
     assert "at most 8 × the bytes per value sent" in parameters["bits"]["description"]
-    assert sorted(parameters["precision"]["schema"]["enum"]) == ["bf16-mixed", "fp16-mixed", "fp32"]
+    precisions = ["bf16-mixed", "fp16-mixed", "fp32", "fp8"]
+    assert sorted(parameters["precision"]["schema"]["enum"]) == precisions
     assert sorted(parameters["recompute"]["schema"]["enum"]) == ["full", "none", "selective"]
     assert sorted(parameters["overlap"]["schema"]["enum"]) == ["false", "true"]
     assert "PyTorch DDP" in parameters["overlap"]["description"]

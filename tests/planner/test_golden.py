@@ -76,6 +76,10 @@ PLANNER_QUERIES = (
     f"{A100}&network=deepspeed-moe-52b&P=512&tp=2&tokens=3e11",
     "machine=goyal-2017&network=gpt2-xl&P=64&batch=64",
     "network=bert-large&P=8&batch=32&devices_per_node=8&intra_latency_us=2",
+    # Issue 38: a catalogue device, fp8, Llama 3.1 (405B on its 126 layers over 16 stages).
+    f"{A100}&network=llama3.1-8b&device=h100-sxm&P=64",
+    f"{A100}&network=llama3.1-405b&device=h100-sxm&tp=8&pp=16&dp=128&recompute=full",
+    f"{A100}&network=llama2-70b&device=h100-sxm&precision=fp8&P=512",
 )
 RESULTS_QUERIES = ("", "network=resnet-50", "family=data", "network=gpt-3 175B")
 

@@ -56,7 +56,7 @@ def test_precision_and_optimizer_set_the_bytes_per_value_each_overridable(query,
 
 def test_it_refuses_an_unknown_precision_or_optimizer_and_bits_beyond_the_message_bytes():
     with pytest.raises(PlannerInputError, match="precision must be one of fp32"):
-        inputs(precision="fp8")
+        inputs(precision="int4")
     with pytest.raises(PlannerInputError, match="optimizer must be one of sgd, momentum, adam"):
         inputs(optimizer="lamb")
     with pytest.raises(PlannerInputError, match="bits must be at most 8·message bytes = 16"):

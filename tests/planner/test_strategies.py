@@ -205,8 +205,8 @@ def test_it_writes_each_derivation_with_the_values_substituted():
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ({"P": "0"}, "P (nodes (processors)) must be an integer between 1 and 4096 (got '0')"),
-        ({"P": "5000"}, "between 1 and 4096"),
+        ({"P": "0"}, "P (nodes (processors)) must be an integer between 1 and 65536 (got '0')"),
+        ({"P": "70000"}, "between 1 and 65536"),
         ({"P": "2.5"}, "must be an integer"),
         ({"bandwidth_gbs": "0"}, "bandwidth_gbs (link bandwidth 1/G) must be a number between"),
         ({"flops": "inf"}, "flops (per-node throughput) must be a number between 1e+06 and 1e+18"),

@@ -1,5 +1,7 @@
 """/api/planner/ and /planner/ for transformers (issue 26): presets, layouts, time to train."""
 
+import re
+
 import pytest
 
 from explorer.planner.machine import PRESETS as MACHINES
@@ -199,6 +201,114 @@ def test_the_api_is_fast_enough_for_p_4096(client, survey):
     assert response.json()["layouts"]["evaluated"] > 20
 
 
+def test_the_api_searches_the_layouts_of_65536_devices(client, survey):
+    query = "network=gpt3-175b&machine=a100-cluster&P=65536&batch=65536"
+    document = client.get(f"/api/planner/?{query}").json()
+    assert document["inputs"]["P"] == 65536 and document["layouts"]["evaluated"] > 20
+    best = document["layouts"]["rows"][0]
+    assert best["rank"] == 1 and best["tp"] * best["pp"] * best["dp"] == 65536
+    assert client.get(f"/api/planner/?{query}&P=65537").status_code == 400
+
+
 def test_the_form_may_send_every_choice_over_a_presets_defaults(client, survey):
     url = "/planner/?network=gpt3-175b&machine=a100-cluster&precision=fp32&optimizer=adam"
     assert client.get(url).status_code == 200
+
+
+def test_a_pinned_pipeline_may_have_uneven_stages_paced_by_the_most_loaded(client, survey):
+    # 126 layers on 16 stages (Llama 3 405B's split): stages of 8 and 7 layers; the step waits
+    # for a stage of 8, so compute is that of 128 layers' share; 2 stages of 63 are even.
+    shape = "network=transformer&layers=126&hidden=2048&heads=16&P=64&batch=64&tp=1"
+    uneven = client.get(f"/api/planner/?{shape}&pp=16").json()["layouts"]["rows"][0]
+    even = client.get(f"/api/planner/?{shape}&pp=2").json()["layouts"]["rows"][0]
+    assert (uneven["pp"], uneven["dp"], uneven["rank"]) == (16, 4, 1)
+    assert uneven["compute_time"] / even["compute_time"] == pytest.approx(8 * 16 / 126)
+    searched = client.get(f"/api/planner/?{shape}").json()["layouts"]["rows"]
+    assert all(row["pp"] != 16 or row["rank"] is None for row in searched)  # the search: even
+
+
+def test_a_custom_transformer_may_have_a_gated_mlp(client, survey):
+    # Llama 3.1 405B's shapes as a configuration of your own: 294.0B without the gate (the issue's
+    # count), 403.9B with it; the rest (biases, tied embedding, learned positions) GPT-2's.
+    shape = (
+        "machine=a100-cluster&network=transformer&layers=126&hidden=16384&heads=128&kv_heads=8"
+        "&ffn_hidden=53248"
+        "&vocab=128256&seq_len=8192&P=16384&batch=2048&tp=8&pp=16&dp=128"
+    )
+    plain = client.get(f"/api/planner/?{shape}").json()
+    gated = client.get(f"/api/planner/?{shape}&gated=true").json()
+    assert gated["inputs"]["gated"] is True and plain["inputs"]["gated"] is None
+    assert round(plain["network"]["parameters"] / 1e9, 1) == 294.0
+    assert round(gated["network"]["parameters"] / 1e9, 1) == 403.9
+    bad = client.get(f"/api/planner/?{shape}&gated=yes")
+    assert bad.status_code == 400 and list(bad.json()["errors"]) == ["gated"]
+
+
+def test_a_tensor_group_divides_the_nodes_devices(client, survey):
+    # GPT-3's 96 heads divide by 3 and 6, but on 8-GPU nodes a group of 6 would span two nodes.
+    query = "machine=a100-cluster&network=gpt3-175b&P=96&batch=96"
+    rows = client.get(f"/api/planner/?{query}").json()["layouts"]["rows"]
+    assert {row["tp"] for row in rows} <= {1, 2, 4, 8}
+    refused = client.get(f"/api/planner/?{query}&tp=6")
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == {
+        "tp": [
+            "tp (6) must divide devices_per_node (8): a tensor-parallel group stays inside one node"
+        ]
+    }
+
+
+@pytest.mark.parametrize("query", ["network=gpt2-xl", "machine=goyal-2017&network=gpt2-xl&P=64"])
+def test_the_3d_layout_is_never_slower_than_a_pipeline_it_evaluated(client, survey, query):
+    # The search interleaves where it can; GPT-2 XL's pp = 2 is faster plain (issue 38).
+    strategies = {s["slug"]: s for s in client.get(f"/api/planner/?{query}").json()["strategies"]}
+    best = strategies["3d"]
+    for slug in ("pipeline-1f1b", "pipeline-interleaved", "pipeline-gpipe", "data", "zero-1"):
+        other = strategies[slug]
+        if other["fits"]:
+            assert best["fits"] and best["step_time"] <= other["step_time"] * (1 + 1e-12)
+
+
+def test_a_preset_with_sizes_of_your_own_is_no_longer_the_papers_model(client, survey):
+    query = "machine=a100-cluster&network=llama2-70b&layers=40&hidden=4096"
+    network = client.get(f"/api/planner/?{query}").json()["network"]
+    assert network["name"] == (
+        "Transformer of your configuration: Llama 2 70B, grouped-query attention (Touvron et "
+        "al. 2023) with layers 40 (not 80), hidden 4096 (not 8192)"
+    )
+    assert network["comparison"] == []
+    paper = network["paper"]
+    assert (paper["parameters"], paper["parameters_text"], paper["figures"]) == (None, "", {})
+    assert "layers" not in paper["sources"] and "hidden" not in paper["sources"]
+    assert paper["sources"]["vocab"] == PRESETS["llama2-70b"].sources["vocab"]  # kept
+    page = client.get(f"/planner/?{query}")
+    assert page.status_code == 200 and "against 70B" not in page.content.decode()
+    same = client.get("/api/planner/?machine=a100-cluster&network=llama2-70b&layers=80").json()
+    assert same["network"]["name"] == PRESETS["llama2-70b"].name  # its own size: still it
+    assert same["network"]["comparison"][0]["paper"] == 70e9
+
+
+def test_a_losing_layout_states_its_whole_step_difference_and_each_part(client, survey):
+    rows = client.get(GPT3).json()["layouts"]["rows"]
+    best = rows[0]
+    loser = next(r for r in rows[1:] if r["loses_by"]["kind"] in ("communication", "bubble"))
+    text = loser["loses_by"]["text"]
+    difference = loser["step_time"] - best["step_time"]
+    assert re.match(r"^\+[0-9.e+-]+ s per step \((communication|bubble|compute) [+−]", text)
+    assert float(text[1:].split(" s per step")[0]) == pytest.approx(difference, rel=1e-3)
+
+
+def test_flash_attention_keeps_no_attention_matrices_and_recomputes_them(client, survey):
+    # Llama 3 405B at 16,384 GPUs without recomputation: the s x s matrices dominate (issue 38).
+    query = "machine=a100-cluster&network=llama3.1-405b&device=h100-sxm&tp=8&pp=16&dp=128"
+    query += "&recompute=none"
+    standard = client.get(f"/api/planner/?{query}").json()
+    flash = client.get(f"/api/planner/?{query}&attention=flash").json()
+    selective = client.get(f"/api/planner/?{query[: -len('none')]}selective").json()
+    row, fast, same = (d["layouts"]["rows"][0] for d in (standard, flash, selective))
+    assert fast["memory_per_node"] < row["memory_per_node"] / 5
+    assert fast["memory_per_node"] == pytest.approx(same["memory_per_node"], rel=1e-12)
+    assert fast["compute_time"] == pytest.approx(same["compute_time"], rel=1e-12)
+    assert "arxiv.org/abs/2205.14135" in flash["machine"]["sources"]["attention"]
+    assert "attention" not in standard["machine"]["sources"]
+    assert client.get(f"/api/planner/?{query}&attention=fast").status_code == 400

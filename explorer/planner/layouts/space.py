@@ -93,11 +93,13 @@ def divisors(n: int) -> list[int]:
 
 
 def factorisations(inputs: Inputs, config: TransformerConfig) -> list[tuple[int, int, int]]:
-    """Every (tp, pp, dp) with tp·pp·dp = P and tp within a node, honouring pinned values."""
+    """Every (tp, pp, dp) with tp·pp·dp = P and tp within a node, honouring pinned values. A
+    tensor group divides the node's devices (tp = 3 or 6 on 8-GPU nodes would put a group
+    across two nodes, whose allreduces the intra-node link does not carry)."""
     p = inputs.P
     found = []
     for tp in divisors(p):
-        if tp > inputs.devices_per_node or (inputs.tp and tp != inputs.tp):
+        if inputs.devices_per_node % tp or (inputs.tp and tp != inputs.tp):
             continue
         for pp in divisors(p // tp):
             dp = p // (tp * pp)

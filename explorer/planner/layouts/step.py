@@ -39,7 +39,8 @@ class _Shape:
     s: float
     h: float
     micro: np.ndarray  # micro-batches per data-parallel replica
-    per_stage: np.ndarray  # layers per pipeline stage
+    per_stage: np.ndarray  # layers of the most loaded pipeline stage
+    imbalance: np.ndarray  # its layers over the mean stage's (1: even stages)
     reason: np.ndarray  # why a layout cannot run ("" where it can)
 
 
@@ -49,17 +50,22 @@ def _shape(layouts: Layouts, inputs: Inputs, config: TransformerConfig, formulas
     b = float(inputs.micro_batch_size)
     layers = float(config.layers)
     micro = float(inputs.batch) / (dp * b)
-    per_stage = layers / pp
+    # Uneven stages, as Megatron-LM allows (Llama 3 405B's 126 layers on 16 stages), where the
+    # reader pins pp: the most loaded stage holds ceil(l/p) layers and sets the pipeline's pace.
+    # The search itself keeps to even stages.
+    per_stage = np.ceil(layers / pp) if inputs.pp else layers / pp
+    imbalance = per_stage * pp / layers
     reason = np.full(len(layouts), "", dtype=object)
     reason[np.mod(config.heads, tp) != 0] = "tp does not divide the heads"
     reason[np.mod(config.kv, tp) != 0] = "tp does not divide the key/value heads"
-    reason[np.mod(layers, pp) != 0] = "pp does not divide the layers"
+    if not inputs.pp:
+        reason[np.mod(layers, pp) != 0] = "pp does not divide the layers"
     reason[(micro < 1) | (np.mod(micro, 1) != 0)] = "the batch does not split into dp × b"
-    interleave_ok = (np.mod(per_stage, v) == 0) & (pp > 1)
+    interleave_ok = (np.mod(layers / pp, v) == 0) & (pp > 1)
     layouts.v = np.where(interleave_ok & ~layouts.gpipe, v, 1.0)
     micro = np.maximum(np.floor(micro), 1.0)
     s, h = float(config.seq_len), float(config.hidden)
-    return _Shape(layouts, inputs, config, formulas, b, s, h, micro, per_stage, reason)
+    return _Shape(layouts, inputs, config, formulas, b, s, h, micro, per_stage, imbalance, reason)
 
 
 def _tensor_and_pipeline(x: _Shape) -> tuple[np.ndarray, np.ndarray]:
@@ -101,8 +107,8 @@ def _model_states(x: _Shape, compute: np.ndarray) -> _States:
         embedding = np.where(pp == 1, embedding + config.vocab * x.h, embedding)
     ep = np.gcd(dp.astype(int), config.experts).astype(float) if config.moe_layers else dp * 0 + 1
     experts = parts["experts"] / (pp * tp * ep)
-    on_device = (block / pp + embedding) / tp + experts
-    linear = PASSES[inputs.recompute][0]
+    on_device = (block / config.layers * x.per_stage + embedding) / tp + experts
+    linear = PASSES[inputs.transformer_recompute][0]
     backward = compute / x.micro * (linear - 1) / linear / x.per_stage  # a layer, last micro-batch
     exchange = data_exchange(
         formulas, inputs, tp, dp, block / config.layers / tp, x.per_stage, embedding / tp, backward
@@ -182,7 +188,8 @@ def evaluate_layouts(
     FLOPs per step."""
     x = _shape(layouts, inputs, config, formulas)
     hardware, model = flops.hardware, flops.model
-    compute = np.full(len(layouts), hardware / (inputs.P * inputs.achieved_flops))
+    # The FLOPs shared evenly by the P devices, but a pipeline waits for its most loaded stage.
+    compute = hardware / (inputs.P * inputs.achieved_flops) * x.imbalance
     pp = layouts.pp
     fraction = evaluate(formulas["pipeline.bubble_1f1b"], {"p": pp, "v": layouts.v, "m": x.micro})
     bubble = compute * np.where(pp > 1, fraction, 0.0)
@@ -234,7 +241,7 @@ def activation_array(formulas, config, inputs, b, tp, sequence) -> np.ndarray:
     }
     if inputs.recompute == "full":
         return np.broadcast_to(evaluate(formulas["activations.full"], values), tp.shape) * 1.0
-    suffix = ".selective" if inputs.recompute == "selective" else ""
+    suffix = ".selective" if inputs.transformer_recompute == "selective" else ""
     with_sequence = evaluate(formulas[f"activations.sequence{suffix}"], values)
     tensor_only = evaluate(formulas[f"activations.tensor{suffix}"], values)
     return np.where(sequence | (tp == 1), with_sequence, tensor_only) * 1.0

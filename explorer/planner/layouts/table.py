@@ -74,8 +74,18 @@ def _loses_by(out, index: int, winner: int | None, inputs: Inputs) -> dict[str, 
         }
     if winner is None or index == winner:
         return {"kind": "best", "text": "the fastest layout that fits"}
-    communication = float(out["communication"][index] - out["communication"][winner])
-    bubble = float(out["bubble"][index] - out["bubble"][winner])
-    kind = "communication" if communication >= bubble else "bubble"
-    extra = communication if kind == "communication" else bubble
-    return {"kind": kind, "text": f"{kind}: +{number_text(extra)} s per step"}
+    parts = {
+        name: float(out[name][index] - out[name][winner])
+        for name in ("communication", "bubble", "compute")
+    }
+    kind = "communication" if parts["communication"] >= parts["bubble"] else "bubble"
+    # The whole step difference, then each part's, the largest first (a part may be negative:
+    # a layout can lose on communication and win back some of it on its bubble).
+    step = float(out["step"][index] - out["step"][winner])
+    shown = sorted(((v, n) for n, v in parts.items() if v), reverse=True)
+    each = ", ".join(f"{name} {_signed(value)} s" for value, name in shown)
+    return {"kind": kind, "text": f"+{number_text(step)} s per step ({each})"}
+
+
+def _signed(value: float) -> str:
+    return ("+" if value >= 0 else "−") + number_text(abs(value))
