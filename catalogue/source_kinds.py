@@ -141,6 +141,14 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/facebookarchive/fbcunn",
         "github.com/kaldi-asr/kaldi",
         "github.com/cyclops-community/ctf",
+        # Baidu SVAIL's CTC library: its README cites its lab's Deep Speech 2 paper.
+        "github.com/baidu-research/warp-ctc",
+        # PaddlePaddle's own cluster project, which holds its Elastic Deep Learning design.
+        "github.com/PaddlePaddle/cloud",
+        # Baidu SVAIL's ring allreduce, whose README links the blog post it accompanies.
+        "github.com/baidu-research/baidu-allreduce",
+        # The source of Christopher Olah's own blog (colah.github.io).
+        "github.com/colah/colah.github.io",
         # The works after the survey, each read in its authors' or its lab's repository.
         "github.com/Dao-AILab/flash-attention",
         "github.com/EleutherAI/gpt-neox",
