@@ -1,6 +1,6 @@
 """The machine presets' sources (issue 26): each value a source or a visible status. Pure."""
 
-from explorer.planner.machine import EXAMPLE, PRESETS, preset_sources
+from explorer.planner.presets import EXAMPLE, PRESETS, preset_sources
 
 
 def test_the_a100_cluster_cites_its_sources_and_says_what_is_an_example():
