@@ -8,28 +8,13 @@ from typing import Any
 
 from django.http import Http404
 
+from catalogue.mlperf.fixture import COLUMNS
 from catalogue.models import MlperfRun, MlperfSystem
 from explorer.web.links import link
 
 from .mlperf_rows import all_rows
 
-SYSTEM_FIELDS = (
-    "submitter",
-    "system_id",
-    "name",
-    "division",
-    "availability",
-    "nodes",
-    "accelerators_per_node",
-    "accelerators",
-    "accelerator",
-    "device_slug",
-    "host_processor",
-    "host_interconnect",
-    "accelerator_interconnect",
-    "framework",
-    "path",
-)
+SYSTEM_FIELDS = COLUMNS["systems"][1:]  # the fixture's columns of a system, its round apart
 
 
 def _system(pk: int) -> MlperfSystem:
