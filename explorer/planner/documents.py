@@ -9,6 +9,7 @@ from catalogue.version import per_version
 from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.links import link
 
+from . import accuracy
 from . import plan as planning
 from .data import catalogue_formulas, technique_links
 from .forms import PlannerForm, relation_errors
@@ -47,6 +48,7 @@ def _answer(query) -> dict[str, Any]:
     if chosen:
         document["strategies"] = [s for s in document["strategies"] if s["slug"] in chosen]
     _add_links(document)
+    document["accuracy"] = accuracy.for_query(inputs.device or None, inputs.network, inputs.P)
     document["page_url"] = link("planner:planner", query=query.urlencode())
     document["api_url"] = link("planner:api-planner", query=query.urlencode())
     return document

@@ -1,13 +1,15 @@
-"""The planner's URLs: the page and its JSON twin."""
+"""The planner's URLs: the page, its derivations and its accuracy, and their JSON twins."""
 
 from django.urls import path
 
-from . import api, views
+from . import accuracy_views, api, views
 
 app_name = "planner"
 
 urlpatterns = [
     path("planner/", views.planner_page, name="planner"),
     path("planner/derivations/", views.planner_derivations, name="derivations"),
+    path("planner/accuracy/", accuracy_views.accuracy_page, name="accuracy"),
     path("api/planner/", api.PlannerView.as_view(), name="api-planner"),
+    path("api/planner/accuracy/", api.AccuracyView.as_view(), name="api-accuracy"),
 ]

@@ -14,6 +14,7 @@ from explorer.web.errors import ApiError
 from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 
+from . import accuracy
 from .devices import catalogue_devices
 from .documents import answer
 from .machine import (
@@ -86,6 +87,7 @@ def planner_page(request):
         "precisions": PRECISIONS,
         "optimizers": tuple(OPTIMIZERS),
         "recompute_choices": RECOMPUTE,
+        "accuracy": accuracy.short(),
     }
     status = 200
     try:

@@ -7,6 +7,7 @@ from django.shortcuts import render
 
 from explorer.web.errors import ApiError
 from explorer.web.forms import QueryForm
+from explorer.planner import accuracy
 from explorer.web.links import link
 
 from . import mlperf, mlperf_charts, mlperf_system
@@ -40,6 +41,7 @@ def results_page(request):
         "figure_names": FIGURE_NAMES,
         "sort_keys": SORT_KEYS,
         "mlperf_url": link("results:mlperf", query=_shared_filters(query)),
+        "accuracy": accuracy.short(),
     }
     return render(request, "results/results.html", context)
 
@@ -66,6 +68,7 @@ def mlperf_page(request):
         "figures": mlperf_charts.figure_texts(document["charts"]["benchmark"]),
         "previous_url": _page_link(query, document["page"] - 1, document["pages"]),
         "next_url": _page_link(query, document["page"] + 1, document["pages"]),
+        "accuracy": accuracy.short(),
     }
     return render(request, "results/mlperf.html", context)
 

@@ -1,0 +1,250 @@
+"""The planner's accuracy as the pages and the API show it: the calibration's measured document
+(calibration.accuracy(), built by fixtures/build/planner_accuracy.py) with each held-out
+prediction linked to its MLPerf score's page (one query for all of them), its errors as
+percentages, the chart of predicted against measured throughput, and a short summary for
+/planner/, /results/ and /results/mlperf/.
+
+The document is kept once per catalogue version: the score pages' ids are the database's."""
+
+from __future__ import annotations
+
+import html
+import statistics
+from collections import defaultdict
+from typing import Any
+
+from catalogue.devices import devices
+from catalogue.models import MlperfSystem
+from catalogue.version import per_version
+from explorer.web.links import link
+from explorer.web.script_json import script_json
+
+from . import calibration
+
+# The issue's targets for held-out throughput errors (issue 38, "Figures to reach").
+TARGET_MEDIAN = 0.20
+TARGET_P90 = 0.50
+ScoreKey = tuple[str, str, str, str]  # (round, submitter, system_id, benchmark)
+
+
+def score_urls(predictions: list[dict[str, Any]]) -> dict[ScoreKey, str]:
+    """Each prediction's score page, /results/mlperf/systems/<pk>/<benchmark>/, in one query."""
+    wanted = {(p["round"], p["submitter"], p["system_id"]) for p in predictions}
+    if not wanted:
+        return {}
+    rows = MlperfSystem.objects.filter(system_id__in={key[2] for key in wanted}).values_list(
+        "pk", "round__version", "submitter", "system_id"
+    )
+    systems = {(version, submitter, system): pk for pk, version, submitter, system in rows}
+    urls = {}
+    for p in predictions:
+        pk = systems.get((p["round"], p["submitter"], p["system_id"]))
+        if pk is not None:
+            key = (p["round"], p["submitter"], p["system_id"], p["benchmark"])
+            urls[key] = link("results:mlperf-score", pk, p["benchmark"])
+    return urls
+
+
+def percentile(values: list[float], fraction: float) -> float | None:
+    """Linear between the closest ranks (numpy's default); None without values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    position = fraction * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def summary(source: dict[str, Any]) -> dict[str, Any]:
+    """All held-out predictions at once: how many, their median and 90th-percentile error
+    (|predicted / measured - 1|), and the scores predicted of all scores."""
+    errors = [abs(p["ratio"] - 1) for p in source["predictions"] if p["held_out"]]
+    median = statistics.median(errors) if errors else None
+    p90 = percentile(errors, 0.9)
+    return {
+        "status": source["status"],
+        "held_out": len(errors),
+        "median": median,
+        "p90": p90,
+        "shown_median": _percent(median),
+        "shown_p90": _percent(p90),
+        "predicted": sum(row["predicted"] for row in source["coverage"]),
+        "scores": sum(row["scores"] for row in source["coverage"]),
+        "fitted_on": source["split"]["fitted_on"],
+        "held_out_rounds": source["split"]["held_out"],
+        "systematic": len(source["systematic"]),
+    }
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.0f} %"
+
+
+def error_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        row
+        | {
+            "shown_median": _percent(row["median"]),
+            "shown_p90": _percent(row["p90"]),
+            "over_target": row["median"] > TARGET_MEDIAN or row["p90"] > TARGET_P90,
+        }
+        for row in sorted(source["errors"], key=lambda r: (r["benchmark"], r["family"]))
+    ]
+
+
+def coverage_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
+    reasons: dict[str, list[dict]] = defaultdict(list)
+    for row in source["not_predicted"]:
+        reasons[row["benchmark"]].append(row)
+    return [
+        row
+        | {
+            "shown_share": _percent(row["predicted"] / row["scores"] if row["scores"] else None),
+            "reasons": sorted(reasons[row["benchmark"]], key=lambda r: (-r["count"], r["reason"])),
+        }
+        for row in sorted(source["coverage"], key=lambda r: r["benchmark"])
+    ]
+
+
+def efficiency_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
+    names = {slug: device.name for slug, device in devices().items()}
+    return [
+        row | {"device_name": "any device" if row["device"] == "*" else names.get(row["device"])}
+        for row in source["efficiency"]
+    ]
+
+
+def _label(p: dict[str, Any]) -> str:
+    return (
+        f"{p['submitter']} {p['system_id']} ({p['round']}), {p['benchmark']}: "
+        f"{p['accelerators']} × {p['device']}, {p['family']}"
+    )
+
+
+def _traces(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for p in points:
+        groups[p["benchmark"]].append(p)
+    return [
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": html.escape(benchmark),
+            "x": [p["measured_throughput"] for p in members],
+            "y": [p["predicted_throughput"] for p in members],
+            "text": [html.escape(_label(p)) for p in members],
+            "customdata": [p["url"] for p in members],
+            "hovertemplate": "%{text}<br>measured %{x:.4g}, predicted %{y:.4g} samples/s"
+            "<extra></extra>",
+        }
+        for benchmark, members in sorted(groups.items())
+    ]
+
+
+def _line(name: str, factor: float, low: float, high: float, dash: str) -> dict[str, Any]:
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name,
+        "x": [low, high],
+        "y": [factor * low, factor * high],
+        "line": {"color": "#666", "dash": dash, "width": 1},
+        "hoverinfo": "skip",
+    }
+
+
+def figure(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """Predicted against measured throughput, log-log, each point a held-out run (its score's
+    page in `customdata`), the diagonal y = x and the issue's ±50 % beside it."""
+    values = [p[k] for p in points for k in ("measured_throughput", "predicted_throughput")]
+    low, high = (min(values) / 2, max(values) * 2) if values else (1, 10)
+    traces = _traces(points)
+    return {
+        "data": [
+            *traces,
+            _line("predicted = measured", 1, low, high, "solid"),
+            _line("±50 %", 1.5, low, high, "dot"),
+            _line("±50 %", 0.5, low, high, "dot") | {"showlegend": False},
+        ],
+        "layout": {
+            "xaxis": {"title": {"text": "measured throughput (samples/s, log)"}, "type": "log"},
+            "yaxis": {"title": {"text": "predicted throughput (samples/s, log)"}, "type": "log"},
+            "legend": {"orientation": "h", "x": 0, "y": -0.2, "yanchor": "top"},
+            "height": 480 + 12 * len(traces),
+            "margin": {"l": 60, "r": 10, "t": 10, "b": 40},
+        },
+    }
+
+
+def _document() -> dict[str, Any]:
+    source = calibration.accuracy()
+    urls = score_urls(source["predictions"])
+    predictions = [
+        p | {"url": urls.get((p["round"], p["submitter"], p["system_id"], p["benchmark"]), "")}
+        for p in source["predictions"]
+    ]
+    held_out = [p for p in predictions if p["held_out"]]
+    return {
+        **source,
+        "predictions": predictions,
+        "summary": summary(source),
+        "page_url": link("planner:accuracy"),
+        "api_url": link("planner:api-accuracy"),
+        "figure_text": script_json(figure(held_out)),
+    }
+
+
+def document() -> dict[str, Any]:
+    """The accuracy document with its links and chart, once per catalogue version."""
+    return per_version("planner-accuracy", _document, in_process=True)
+
+
+def api_document() -> dict[str, Any]:
+    """What /api/planner/accuracy/ returns: the document without the page's chart."""
+    return {key: value for key, value in document().items() if key != "figure_text"}
+
+
+def short() -> dict[str, Any]:
+    """The summary and the rows the other pages' short statement shows, with its links."""
+    full = document()
+    return full["summary"] | {
+        "errors": error_rows(full),
+        "systematic_list": full["systematic"],
+        "url": full["page_url"],
+        "api_url": full["api_url"],
+    }
+
+
+# The planner's networks -> the calibration's model families (PLACEHOLDER until predict's own).
+MODEL_FAMILY = {"alexnet": "cnn", "vgg-16": "cnn", "resnet-50": "cnn", "bert-large": "encoder"}
+RUNS_LISTED = 6  # the comparable runs a plan links; the accuracy page has all of them
+
+
+def model_family(network: str) -> str:
+    return MODEL_FAMILY.get(network, "decoder")
+
+
+def _key(p: dict[str, Any]) -> ScoreKey:
+    return (p["round"], p["submitter"], p["system_id"], p["benchmark"])
+
+
+def for_query(device: str | None, network: str, devices: int) -> dict[str, Any]:
+    """For a plan: the measured runs like it (same device and model family, a similar number
+    of devices) and the range of the peak they reached, each run linked to its score's page."""
+    family = model_family(network)
+    found = calibration.comparable_runs(device, family, devices)
+    urls = {_key(p): p["url"] for p in document()["predictions"]}
+    runs = [p | {"url": urls.get(_key(p), ""), "label": _label(p)} for p in found["runs"]]
+    return {
+        "device": device,
+        "family": family,
+        "devices": devices,
+        "low": found["low"],
+        "high": found["high"],
+        "shown_low": _percent(found["low"]),
+        "shown_high": _percent(found["high"]),
+        "n": found["n"],
+        "runs": runs,
+        "page_url": link("planner:accuracy"),
+    }

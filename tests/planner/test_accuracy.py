@@ -1,0 +1,182 @@
+"""The planner states its accuracy: /planner/accuracy/ and /api/planner/accuracy/ over the
+calibration's document (here the hand-made TEST document of accuracy_testdata.py), its summary
+on /planner/, /results/ and /results/mlperf/, and the measured runs comparable to a plan."""
+
+import json
+import re
+
+import pytest
+
+from explorer.planner import accuracy, calibration
+from tests.helpers import make_mlperf_score
+from tests.planner import accuracy_testdata
+
+
+@pytest.fixture
+def measured(db, monkeypatch):
+    """The TEST accuracy document, and the MLPerf systems its predictions name (but the fitted
+    run's): their pks by (system, benchmark)."""
+    monkeypatch.setattr(calibration, "accuracy", accuracy_testdata.document)
+    monkeypatch.setattr(
+        calibration,
+        "comparable_runs",
+        lambda device, family, devices: accuracy_testdata.comparable(),
+    )
+    scores = {
+        ("dgxh100_n8", "bert"): make_mlperf_score("v4.0", "bert", "dgxh100_n8"),
+        ("dgxh100_n64", "bert"): make_mlperf_score("v4.0", "bert", "dgxh100_n64"),
+        ("dgxh100_n8", "gpt3"): make_mlperf_score("v4.0", "gpt3", "dgxh100_n8"),
+    }
+    make_mlperf_score("v3.1", "bert", "dgxh100_n8")  # another round's system of the same name
+    return {key: score.system_id for key, score in scores.items()}
+
+
+def score_url(pks, system, benchmark):
+    return f"/results/mlperf/systems/{pks[(system, benchmark)]}/{benchmark}/"
+
+
+def test_it_answers_the_whole_accuracy_document(client, measured):
+    response = client.get("/api/planner/accuracy/")
+    assert response.status_code == 200
+    source = accuracy_testdata.document()
+    urls = [
+        score_url(measured, "dgxh100_n8", "bert"),
+        score_url(measured, "dgxh100_n64", "bert"),
+        score_url(measured, "dgxh100_n8", "gpt3"),
+        "",  # v3.1's dgxh100_n8_fit is not in the database: no page to link
+    ]
+    assert response.json() == source | {
+        "predictions": [
+            p | {"url": url} for p, url in zip(source["predictions"], urls, strict=True)
+        ],
+        "summary": {
+            "status": "built",
+            "held_out": 3,
+            "median": pytest.approx(0.125),
+            "p90": pytest.approx(0.505),  # 0.8 of the way from 0.125 to 0.6
+            "shown_median": "12 %",
+            "shown_p90": "50 %",
+            "predicted": 4,
+            "scores": 8,
+            "fitted_on": ["v3.1"],
+            "held_out_rounds": ["v4.0"],
+            "systematic": 1,
+        },
+        "page_url": "/planner/accuracy/",
+        "api_url": "/api/planner/accuracy/",
+    }
+
+
+def test_the_page_shows_the_errors_the_model_the_chart_and_the_coverage(client, measured):
+    response = client.get("/planner/accuracy/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "fitted on v3.1" in html and "evaluated on v4.0" in html
+    assert (
+        "<td>bert</td><td>data</td><td>2</td>\n      <td>10 %</td><td>30 %</td><td>1.10</td>"
+        in html
+    )
+    assert "gpt3 (3d) misses the targets: median 60 %, 90th percentile 60 %." in html
+    assert "TEST: the planner predicts 0.4 of GPT-3&#x27;s measured throughput" in html
+    assert "<code>efficiency = a · accelerators ** b</code>" in html
+    assert "<td>3 of 6</td><td>50 %</td>" in html
+    assert "<li>TEST: the device is not in the catalogue (3)</li>" in html
+    # The worst held-out prediction first, linked to its score's page.
+    worst = re.search(r'<table class="numbers accuracy" id="worst">.*?</table>', html, re.S)
+    first = re.findall(r'<a href="([^"]+)">', worst.group(0))[0]
+    assert first == score_url(measured, "dgxh100_n8", "gpt3")
+    figure = json.loads(re.search(r'id="accuracy-figure"[^>]*>(.*?)</script>', html).group(1))
+    bert, gpt3, diagonal, *_ = figure["data"]
+    assert bert["customdata"] == [
+        score_url(measured, "dgxh100_n8", "bert"),
+        score_url(measured, "dgxh100_n64", "bert"),
+    ]
+    assert (bert["x"], bert["y"]) == ([20000.0, 120000.0], [22500.0, 108000.0])
+    assert gpt3["name"] == "gpt3" and diagonal["x"] == diagonal["y"]
+    assert figure["layout"]["xaxis"]["type"] == figure["layout"]["yaxis"]["type"] == "log"
+
+
+def test_it_reads_the_database_in_a_constant_number_of_queries(
+    client, measured, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(2):  # the catalogue's version, every system's pk
+        assert client.get("/planner/accuracy/").status_code == 200
+    for _ in range(20):
+        make_mlperf_score("v4.0", "bert", f"another_{_}")
+    with django_assert_max_num_queries(2):
+        assert client.get("/api/planner/accuracy/?format=json").status_code == 200
+
+
+def test_it_says_when_the_document_is_not_built(client, db, monkeypatch):
+    monkeypatch.setattr(calibration, "accuracy", _not_built)
+    html = client.get("/planner/accuracy/").content.decode()
+    assert 'id="not-built"' in html
+    assert client.get("/api/planner/accuracy/").json()["summary"]["held_out"] == 0
+    assert (
+        "accuracy against measured runs is not built yet"
+        in client.get("/results/").content.decode()
+    )
+
+
+def _not_built():
+    return {
+        "format": 1,
+        "status": "not built",
+        "model": {"formula": "", "description": ""},
+        "split": {"by": "round", "fitted_on": [], "held_out": [], "why": ""},
+        **{name: [] for name in ("efficiency", "errors", "predictions")},
+        **{name: [] for name in ("not_predicted", "coverage", "systematic")},
+    }
+
+
+def test_it_refuses_a_parameter(client, measured):
+    assert client.get("/planner/accuracy/?benchmark=bert").status_code == 400
+    response = client.get("/api/planner/accuracy/?benchmark=bert")
+    assert response.status_code == 400
+    assert set(response.json()["errors"]) == {"benchmark"}
+
+
+def test_the_planner_states_its_accuracy_and_the_runs_like_the_plan(client, survey, measured):
+    html = client.get("/planner/?network=bert-large&device=h100-sxm&P=64").content.decode()
+    assert "its predicted throughput is off by a\nmedian <strong>12 %</strong>" in html
+    assert "reached <strong>38 %–42 % of peak</strong> (3 runs)" in html
+    assert f'<a href="{score_url(measured, "dgxh100_n64", "bert")}">' in html
+    found = client.get("/api/planner/?network=bert-large&device=h100-sxm&P=64").json()["accuracy"]
+    assert {k: v for k, v in found.items() if k != "runs"} == {
+        "device": "h100-sxm",
+        "family": "encoder",
+        "devices": 64,
+        "low": 0.38,
+        "high": 0.42,
+        "shown_low": "38 %",
+        "shown_high": "42 %",
+        "n": 3,
+        "page_url": "/planner/accuracy/",
+    }
+    assert [run["url"] for run in found["runs"]] == [
+        score_url(measured, "dgxh100_n8", "bert"),
+        score_url(measured, "dgxh100_n64", "bert"),
+        "",
+    ]
+
+
+def test_the_results_pages_state_the_accuracy_and_link_it(client, survey, measured):
+    for url in ("/results/", "/results/mlperf/?benchmark=bert"):
+        html = client.get(url).content.decode()
+        assert "on 3 MLPerf Training scores it was not fitted on" in html, url
+        assert '<a href="/planner/accuracy/">' in html, url
+    mlperf = client.get("/results/mlperf/?benchmark=bert").content.decode()
+    assert "bert, data: median error 10 %, 90th percentile 30 % over 2 held-out scores." in mlperf
+
+
+def test_percentiles_are_linear_between_ranks():
+    assert accuracy.percentile([], 0.9) is None
+    assert accuracy.percentile([0.3], 0.9) == 0.3
+    assert accuracy.percentile([0.0, 1.0], 0.9) == pytest.approx(0.9)
+    assert accuracy.percentile([0.4, 0.1, 0.2, 0.3, 0.0], 0.5) == pytest.approx(0.2)
+
+
+def test_the_figure_escapes_names_from_the_data():
+    point = accuracy_testdata.prediction(system_id="<b>x</b>", url="/a/")
+    (trace, *_) = accuracy.figure([point])["data"]
+    assert "<b>" not in trace["text"][0] and "&lt;b&gt;" in trace["text"][0]
