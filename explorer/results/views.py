@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.http import QueryDict
 from django.shortcuts import render
 
+from explorer.planner import accuracy
 from explorer.web.errors import ApiError
 from explorer.web.forms import QueryForm
-from explorer.planner import accuracy
 from explorer.web.links import link
 
 from . import mlperf, mlperf_charts, mlperf_system
