@@ -30,6 +30,6 @@ def accuracy_page(request):
         "coverage": accuracy.coverage_rows(document),
         "efficiency": accuracy.efficiency_rows(document),
         "worst": worst,
-        "targets": {"median": accuracy.TARGET_MEDIAN, "p90": accuracy.TARGET_P90},
+        "targets": {"median": "20 %", "p90": "50 %"},
     }
     return render(request, "planner/accuracy.html", context)

@@ -25,6 +25,7 @@ PAGES = [
     "/costs/",
     "/planner/",
     "/planner/derivations/?network=alexnet&strategy=data-ring",
+    "/planner/accuracy/",
     "/planner/?network=gpt3-175b&machine=a100-cluster",
     "/results/",
     "/categories/net-data/",

@@ -26,6 +26,7 @@ PAGES = [
     "/planner/",
     TRANSFORMER,
     "/planner/derivations/?network=alexnet&strategy=data-ring",
+    "/planner/accuracy/",
     "/graph/",
     "/snowball/?seeds=dean2012large,narayanan2021efficient",
     "/demos/",

@@ -60,6 +60,7 @@ def test_it_marks_the_group_of_a_whole_namespace_but_not_its_neighbours():
     assert current("results:results") == ["evidence"]
     assert current("results:a-page-added-later") == ["evidence"]  # MLPerf's, under /results/
     assert current("planner:derivations") == ["techniques"]
+    assert current("planner:accuracy") == ["evidence"]  # evidence about the planner
     assert current("hubs:hub") == ["survey"]
     assert current("graph:data-quality") == ["evidence"]
     assert current("graph:graph") == ["survey"]
