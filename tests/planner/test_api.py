@@ -50,6 +50,7 @@ def test_it_answers_the_documented_json_shape(client, survey):
         "sweep",
         "page_url",
         "api_url",
+        "accuracy",
     }
     network = document["network"]
     assert network["slug"] == "resnet-50"

@@ -58,6 +58,7 @@ def test_it_answers_the_documented_json_shape_for_a_transformer(client, survey):
         "sweep",
         "page_url",
         "api_url",
+        "accuracy",
     }
     inputs = document["inputs"]
     assert (inputs["batch"], inputs["seq_len"], inputs["tokens"]) == (1536, None, 300e9)
