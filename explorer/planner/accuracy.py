@@ -24,6 +24,7 @@ from . import calibration
 # The issue's targets for held-out throughput errors (issue 38, "Figures to reach").
 TARGET_MEDIAN = 0.20
 TARGET_P90 = 0.50
+ANY = "*"  # the calibration's "every benchmark", "every family", "every device"
 ScoreKey = tuple[str, str, str, str]  # (round, submitter, system_id, benchmark)
 
 
@@ -58,13 +59,15 @@ def percentile(values: list[float], fraction: float) -> float | None:
 
 def summary(source: dict[str, Any]) -> dict[str, Any]:
     """All held-out predictions at once: how many, their median and 90th-percentile error
-    (|predicted / measured - 1|), and the scores predicted of all scores."""
+    (|predicted / measured - 1|; the calibration's own row for every benchmark and family where
+    it has one), and the scores predicted of all scores."""
     errors = [abs(p["ratio"] - 1) for p in source["predictions"] if p["held_out"]]
-    median = statistics.median(errors) if errors else None
-    p90 = percentile(errors, 0.9)
+    every = next((r for r in source["errors"] if r["benchmark"] == r["family"] == ANY), None)
+    median = every["median"] if every else statistics.median(errors) if errors else None
+    p90 = every["p90"] if every else percentile(errors, 0.9)
     return {
         "status": source["status"],
-        "held_out": len(errors),
+        "held_out": every["n"] if every else len(errors),
         "median": median,
         "p90": p90,
         "shown_median": _percent(median),
@@ -81,15 +84,25 @@ def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.0f} %"
 
 
+def _any(value: str, every: str) -> str:
+    return every if value == ANY else value
+
+
 def error_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per benchmark and strategy family, "*" (every one) shown in words and first."""
     return [
         row
         | {
+            "shown_benchmark": _any(row["benchmark"], "every benchmark"),
+            "shown_family": _any(row["family"], "every family"),
             "shown_median": _percent(row["median"]),
             "shown_p90": _percent(row["p90"]),
             "over_target": row["median"] > TARGET_MEDIAN or row["p90"] > TARGET_P90,
         }
-        for row in sorted(source["errors"], key=lambda r: (r["benchmark"], r["family"]))
+        for row in sorted(
+            source["errors"],
+            key=lambda r: (r["benchmark"] != ANY, r["benchmark"], r["family"] != ANY, r["family"]),
+        )
     ]
 
 
@@ -107,11 +120,20 @@ def coverage_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def efficiency_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
+def efficiency_rows(source: dict[str, Any], fitted_on: str) -> list[dict[str, Any]]:
+    """The fitted values on `fitted_on` ("fit split": what the held-out predictions used; "all":
+    the planner's default), every device and family first."""
     names = {slug: device.name for slug, device in devices().items()}
+    rows = [row for row in source["efficiency"] if row["fitted_on"] == fitted_on]
     return [
-        row | {"device_name": "any device" if row["device"] == "*" else names.get(row["device"])}
-        for row in source["efficiency"]
+        row
+        | {
+            "device_name": "every device" if row["device"] == ANY else names.get(row["device"]),
+            "shown_family": _any(row["family"], "every family"),
+        }
+        for row in sorted(
+            rows, key=lambda r: (r["device"] != ANY, r["family"] != ANY, r["family"], r["device"])
+        )
     ]
 
 
@@ -245,6 +267,7 @@ def for_query(device: str | None, network: str, devices: int) -> dict[str, Any]:
         "shown_low": _percent(found["low"]),
         "shown_high": _percent(found["high"]),
         "n": found["n"],
+        "widened": found.get("widened", ""),
         "runs": runs,
         "page_url": link("planner:accuracy"),
     }

@@ -28,7 +28,8 @@ def accuracy_page(request):
         "summary": document["summary"],
         "errors_table": accuracy.error_rows(document),
         "coverage": accuracy.coverage_rows(document),
-        "efficiency": accuracy.efficiency_rows(document),
+        "efficiency_fitted": accuracy.efficiency_rows(document, "fit split"),
+        "efficiency_all": accuracy.efficiency_rows(document, "all"),
         "worst": worst,
         "targets": {"median": "20 %", "p90": "50 %"},
     }

@@ -18,12 +18,15 @@ def prediction(**given: Any) -> dict[str, Any]:
         "device": "h100-sxm",
         "network": "bert-large",
         "family": "data",
+        "model_family": "encoder",
+        "strategy": "data-ring",
         "layout": {"dp": 64, "tp": 1, "pp": 1},
         "measured_throughput": 20000.0,
         "throughput_unit": "samples/s",
         "predicted_at_peak": 50000.0,
         "peak_fraction": 0.4,
         "efficiency": 0.45,
+        "efficiency_basis": "device × family",
         "predicted_throughput": 22500.0,
         "ratio": 1.125,
         "held_out": True,
@@ -68,6 +71,7 @@ def document() -> dict[str, Any]:
             },
         ],
         "errors": [
+            {"benchmark": "*", "family": "*", "n": 3, "median": 0.125, "p90": 0.5, "bias": 0.9},
             {"benchmark": "bert", "family": "data", "n": 2, "median": 0.1, "p90": 0.3, "bias": 1.1},
             {"benchmark": "gpt3", "family": "3d", "n": 1, "median": 0.6, "p90": 0.6, "bias": 0.4},
         ],
@@ -85,6 +89,7 @@ def document() -> dict[str, Any]:
                 benchmark="gpt3",
                 network="gpt3-175b",
                 family="3d",
+                model_family="decoder",
                 layout={"dp": 1, "tp": 8, "pp": 8},
                 measured_throughput=10.0,
                 predicted_throughput=4.0,
@@ -120,4 +125,4 @@ def document() -> dict[str, Any]:
 
 def comparable() -> dict[str, Any]:
     runs = [p for p in document()["predictions"] if p["benchmark"] == "bert"]
-    return {"low": 0.38, "high": 0.42, "n": len(runs), "runs": runs}
+    return {"low": 0.38, "high": 0.42, "n": len(runs), "widened": "", "runs": runs}
