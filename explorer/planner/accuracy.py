@@ -9,6 +9,7 @@ The document is kept once per catalogue version: the score pages' ids are the da
 from __future__ import annotations
 
 import html
+import math
 import statistics
 from collections import defaultdict
 from typing import Any
@@ -120,10 +121,14 @@ def coverage_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def device_names() -> dict[str, str]:
+    return {slug: device.name for slug, device in devices().items()}
+
+
 def efficiency_rows(source: dict[str, Any], fitted_on: str) -> list[dict[str, Any]]:
     """The fitted values on `fitted_on` ("fit split": what the held-out predictions used; "all":
     the planner's default), every device and family first."""
-    names = {slug: device.name for slug, device in devices().items()}
+    names = device_names()
     rows = [row for row in source["efficiency"] if row["fitted_on"] == fitted_on]
     return [
         row
@@ -257,15 +262,23 @@ def for_query(device: str | None, network: str, devices: int) -> dict[str, Any]:
     family = model_family(network)
     found = calibration.comparable_runs(device, family, devices)
     urls = {_key(p): p["url"] for p in document()["predictions"]}
-    runs = [p | {"url": urls.get(_key(p), ""), "label": _label(p)} for p in found["runs"]]
+    # The runs nearest the plan's scale first, the newest first among them.
+    newest = sorted(found["runs"], key=lambda p: p["round"], reverse=True)
+    nearest = sorted(
+        newest, key=lambda p: abs(math.log(max(p["accelerators"], 1) / max(devices, 1)))
+    )
+    runs = [
+        p | {"url": urls.get(_key(p), ""), "shown_fraction": _percent(p["peak_fraction"])}
+        for p in nearest
+    ]
+    low, high = found["low"], found["high"]
     return {
         "device": device,
         "family": family,
         "devices": devices,
-        "low": found["low"],
-        "high": found["high"],
-        "shown_low": _percent(found["low"]),
-        "shown_high": _percent(found["high"]),
+        "low": low,
+        "high": high,
+        "shown_range": "—" if low is None else f"{100 * low:.0f}–{100 * high:.0f} %",
         "n": found["n"],
         "widened": found.get("widened", ""),
         "runs": runs,

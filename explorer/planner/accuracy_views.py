@@ -12,6 +12,7 @@ from explorer.web.forms import NoParameters
 from explorer.web.middleware import cached_for_anonymous
 
 from . import accuracy
+from .shown import number
 
 WORST_SHOWN = 8  # the held-out runs listed under the chart, the worst first
 
@@ -22,7 +23,16 @@ def accuracy_page(request):
         return render(request, "planner/accuracy.html", {"errors": errors}, status=400)
     document = accuracy.document()
     held_out = [p for p in document["predictions"] if p["held_out"]]
-    worst = sorted(held_out, key=lambda p: -abs(p["ratio"] - 1))[:WORST_SHOWN]
+    names = accuracy.device_names()
+    worst = [
+        p
+        | {
+            "device_name": names.get(p["device"], p["device"]),
+            "shown_measured": number(p["measured_throughput"]),
+            "shown_predicted": number(p["predicted_throughput"]),
+        }
+        for p in sorted(held_out, key=lambda p: -abs(p["ratio"] - 1))[:WORST_SHOWN]
+    ]
     context = {
         "document": document,
         "summary": document["summary"],
