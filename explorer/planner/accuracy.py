@@ -245,7 +245,7 @@ def short() -> dict[str, Any]:
 
 # The planner's networks -> the calibration's model families (PLACEHOLDER until predict's own).
 MODEL_FAMILY = {"alexnet": "cnn", "vgg-16": "cnn", "resnet-50": "cnn", "bert-large": "encoder"}
-RUNS_LISTED = 6  # the comparable runs a plan links; the accuracy page has all of them
+RUNS_LISTED = 10  # the comparable runs a plan lists (the nearest); n counts them all
 
 
 def model_family(network: str) -> str:
@@ -256,12 +256,21 @@ def _key(p: dict[str, Any]) -> ScoreKey:
     return (p["round"], p["submitter"], p["system_id"], p["benchmark"])
 
 
+def _urls_by_score() -> dict[ScoreKey, str]:
+    return per_version(
+        "planner-accuracy-urls",
+        lambda: {_key(p): p["url"] for p in document()["predictions"]},
+        in_process=True,
+    )
+
+
 def for_query(device: str | None, network: str, devices: int) -> dict[str, Any]:
     """For a plan: the measured runs like it (same device and model family, a similar number
-    of devices) and the range of the peak they reached, each run linked to its score's page."""
+    of devices) and the range of the peak they reached; the RUNS_LISTED nearest in scale, each
+    linked to its score's page (all of them are on the accuracy page)."""
     family = model_family(network)
     found = calibration.comparable_runs(device, family, devices)
-    urls = {_key(p): p["url"] for p in document()["predictions"]}
+    urls = _urls_by_score()
     # The runs nearest the plan's scale first, the newest first among them.
     newest = sorted(found["runs"], key=lambda p: p["round"], reverse=True)
     nearest = sorted(
@@ -269,7 +278,7 @@ def for_query(device: str | None, network: str, devices: int) -> dict[str, Any]:
     )
     runs = [
         p | {"url": urls.get(_key(p), ""), "shown_fraction": _percent(p["peak_fraction"])}
-        for p in nearest
+        for p in nearest[:RUNS_LISTED]
     ]
     low, high = found["low"], found["high"]
     return {
