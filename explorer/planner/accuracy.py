@@ -21,6 +21,7 @@ from explorer.web.links import link
 from explorer.web.script_json import script_json
 
 from . import calibration
+from .calibration.families import model_family
 
 # The issue's targets for held-out throughput errors (issue 38, "Figures to reach").
 TARGET_MEDIAN = 0.20
@@ -227,29 +228,29 @@ def document() -> dict[str, Any]:
     return per_version("planner-accuracy", _document, in_process=True)
 
 
-def api_document() -> dict[str, Any]:
-    """What /api/planner/accuracy/ returns: the document without the page's chart."""
-    return {key: value for key, value in document().items() if key != "figure_text"}
+def with_score_urls(predictions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The predictions, each with `url`, its score's page ("" where the database has none)."""
+    urls = _urls_by_score()
+    return [p | {"url": urls.get(_key(p), "")} for p in predictions]
 
 
-def short() -> dict[str, Any]:
-    """The summary and the rows the other pages' short statement shows, with its links."""
-    full = document()
-    return full["summary"] | {
-        "errors": error_rows(full),
-        "systematic_list": full["systematic"],
-        "url": full["page_url"],
-        "api_url": full["api_url"],
+def _short() -> dict[str, Any]:
+    source = calibration.accuracy()
+    return summary(source) | {
+        "errors": error_rows(source),
+        "systematic_list": source["systematic"],
+        "url": link("planner:accuracy"),
+        "api_url": link("planner:api-accuracy"),
     }
 
 
-# The planner's networks -> the calibration's model families (PLACEHOLDER until predict's own).
-MODEL_FAMILY = {"alexnet": "cnn", "vgg-16": "cnn", "resnet-50": "cnn", "bert-large": "encoder"}
+def short() -> dict[str, Any]:
+    """The summary and the rows the other pages' short statement shows, with its links: no
+    query (the calibration's document alone), kept with the catalogue's version."""
+    return per_version("planner-accuracy-short", _short, in_process=True)
+
+
 RUNS_LISTED = 10  # the comparable runs a plan lists (the nearest); n counts them all
-
-
-def model_family(network: str) -> str:
-    return MODEL_FAMILY.get(network, "decoder")
 
 
 def _key(p: dict[str, Any]) -> ScoreKey:

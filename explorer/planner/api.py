@@ -16,7 +16,6 @@ from explorer.web.middleware import cached_for_anonymous
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
 
-from . import accuracy
 from .documents import answer
 from .forms import PlannerForm
 
@@ -50,27 +49,3 @@ class PlannerView(DeclaredQuery, APIView):
     )
     def get(self, request):
         return Response(answer(request.GET))  # ApiError: a 400 keyed by parameter, or a 503
-
-
-@cached_for_anonymous
-class AccuracyView(DeclaredQuery, APIView):
-    permission_classes = [AllowAny]
-    renderer_classes = [FastJSONRenderer]
-    http_method_names = ["get", "head", "options"]
-
-    @extend_schema(
-        summary="How well the planner predicts measured runs it was not fitted on",
-        description=(
-            "The calibration's document: `model` (the efficiency model's formula), `split` (the "
-            "rounds it was fitted on and those held out), `efficiency` (the fitted values per "
-            "device and model family), `errors` (per benchmark and strategy family: n, median "
-            "and 90th percentile of |predicted / measured - 1| over held-out runs, and the "
-            "median ratio as `bias`), `predictions` (each with `url`, its score's page), "
-            "`systematic` (where held-out predictions are consistently off), `coverage` and "
-            "`not_predicted` (why a score has no prediction, with counts), and `summary` (all "
-            'held-out runs at once). `status` is "not built" when the document is missing.'
-        ),
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
-    )
-    def get(self, request):
-        return Response(accuracy.api_document())

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import accuracy_views, api, views
+from . import accuracy_api, accuracy_views, api, views
 
 app_name = "planner"
 
@@ -11,5 +11,5 @@ urlpatterns = [
     path("planner/derivations/", views.planner_derivations, name="derivations"),
     path("planner/accuracy/", accuracy_views.accuracy_page, name="accuracy"),
     path("api/planner/", api.PlannerView.as_view(), name="api-planner"),
-    path("api/planner/accuracy/", api.AccuracyView.as_view(), name="api-accuracy"),
+    path("api/planner/accuracy/", accuracy_api.AccuracyView.as_view(), name="api-accuracy"),
 ]

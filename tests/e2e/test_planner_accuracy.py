@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from explorer.planner import calibration
+from explorer.planner import accuracy_api, calibration
 from tests.e2e.test_hubs import SIZES, axe_violations, settle, shoot
 from tests.helpers import make_mlperf_score
 from tests.planner import accuracy_testdata
@@ -17,6 +17,7 @@ from tests.planner import accuracy_testdata
 @pytest.fixture
 def measured(live_survey, monkeypatch):
     monkeypatch.setattr(calibration, "accuracy", accuracy_testdata.document)
+    monkeypatch.setattr(accuracy_api, "accuracy", accuracy_testdata.document)
     monkeypatch.setattr(
         calibration,
         "comparable_runs",

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from explorer.planner import accuracy, calibration
+from explorer.planner import accuracy, accuracy_api, calibration
 from tests.helpers import make_mlperf_score
 from tests.planner import accuracy_testdata
 
@@ -17,6 +17,7 @@ def measured(db, monkeypatch):
     """The TEST accuracy document, and the MLPerf systems its predictions name (but the fitted
     run's): their pks by (system, benchmark)."""
     monkeypatch.setattr(calibration, "accuracy", accuracy_testdata.document)
+    monkeypatch.setattr(accuracy_api, "accuracy", accuracy_testdata.document)
     monkeypatch.setattr(
         calibration,
         "comparable_runs",
@@ -39,16 +40,8 @@ def test_it_answers_the_whole_accuracy_document(client, measured):
     response = client.get("/api/planner/accuracy/")
     assert response.status_code == 200
     source = accuracy_testdata.document()
-    urls = [
-        score_url(measured, "dgxh100_n8", "bert"),
-        score_url(measured, "dgxh100_n64", "bert"),
-        score_url(measured, "dgxh100_n8", "gpt3"),
-        "",  # v3.1's dgxh100_n8_fit is not in the database: no page to link
-    ]
-    assert response.json() == source | {
-        "predictions": [
-            p | {"url": url} for p, url in zip(source["predictions"], urls, strict=True)
-        ],
+    whole = {k: v for k, v in source.items() if k != "predictions"} | {
+        "predictions_count": 4,
         "summary": {
             "status": "built",
             "held_out": 3,
@@ -65,6 +58,21 @@ def test_it_answers_the_whole_accuracy_document(client, measured):
         "page_url": "/planner/accuracy/",
         "api_url": "/api/planner/accuracy/",
     }
+    assert response.json() == whole
+    # The predictions on request, paged, each linked to its score's page.
+    urls = [
+        score_url(measured, "dgxh100_n8", "bert"),
+        score_url(measured, "dgxh100_n64", "bert"),
+        score_url(measured, "dgxh100_n8", "gpt3"),
+        "",  # v3.1's dgxh100_n8_fit is not in the database: no page to link
+    ]
+    paged = client.get("/api/planner/accuracy/?predictions=1&page_size=3&page=2").json()
+    assert paged == whole | {
+        "predictions": [source["predictions"][3] | {"url": urls[3]}],
+        "page": {"number": 2, "size": 3, "pages": 2},
+    }
+    first = client.get("/api/planner/accuracy/?predictions=1").json()["predictions"]
+    assert [p["url"] for p in first] == urls
 
 
 def test_the_page_shows_the_errors_the_model_the_chart_and_the_coverage(client, measured):
@@ -111,11 +119,12 @@ def test_it_reads_the_database_in_a_constant_number_of_queries(
     for _ in range(20):
         make_mlperf_score("v4.0", "bert", f"another_{_}")
     with django_assert_max_num_queries(2):
-        assert client.get("/api/planner/accuracy/?format=json").status_code == 200
+        assert client.get("/api/planner/accuracy/?predictions=1").status_code == 200
 
 
 def test_it_says_when_the_document_is_not_built(client, db, monkeypatch):
     monkeypatch.setattr(calibration, "accuracy", _not_built)
+    monkeypatch.setattr(accuracy_api, "accuracy", _not_built)
     html = client.get("/planner/accuracy/").content.decode()
     assert 'id="not-built"' in html
     assert client.get("/api/planner/accuracy/").json()["summary"]["held_out"] == 0
