@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -70,11 +70,6 @@ class AccuracyView(DeclaredQuery, APIView):
             "per benchmark, the reasons scores are not predicted, and where the predictions are "
             "systematically off. `predictions=1` adds the scores' predictions, paged."
         ),
-        parameters=[
-            OpenApiParameter("predictions", str, enum=["0", "1"]),
-            OpenApiParameter("page", int),
-            OpenApiParameter("page_size", int),
-        ],
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
