@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -75,11 +75,6 @@ class AccuracyView(DeclaredQuery, APIView):
             "scores' predictions, paged, each with `url`, its score's page (/planner/accuracy/ "
             "draws them against the measured throughput)."
         ),
-        parameters=[
-            OpenApiParameter("predictions", str, enum=["0", "1"]),
-            OpenApiParameter("page", int),
-            OpenApiParameter("page_size", int),
-        ],
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):

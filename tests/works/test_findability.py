@@ -171,6 +171,7 @@ def test_it_lists_every_endpoint_at_the_api_root(client, db):
             "/api/cost-models/",
             "/api/cost-models/{pk}/",
             "/api/planner/",
+            "/api/planner/accuracy/",
             "/api/results/",
             "/api/results/csv/",
             "/api/devices/",
