@@ -167,6 +167,8 @@ def _time_to_train(result: dict, inputs: Inputs, peak: dict, chosen: dict, value
         "ratio": chosen["step_time"] * steps / value,
         "ratio_at_peak": peak["step_time"] * steps / value,
         "compared": f"times to train: {steps} steps = {epochs} epochs x {images} images / batch",
+        "headline": f"time to train {chosen['step_time'] * steps:.4g} s predicted, {value:.4g} s "
+        "measured",
     }
 
 
@@ -180,6 +182,7 @@ def _throughput(inputs: Inputs, peak: dict, chosen: dict, value: float) -> dict:
         "ratio": value / predicted,
         "ratio_at_peak": value * peak["step_time"] / inputs.batch,
         "compared": "step times: measured = batch / measured images per second",
+        "headline": f"{predicted:.4g} samples/s predicted, {value:.4g} measured",
     }
 
 

@@ -151,6 +151,7 @@ def _compared(
             "measured_total_flops": figures["total_flops"],
             "ratio": ratio,
             "ratio_at_peak": ratio,
+            "headline": f"{predicted:.3g} FLOPs predicted, {figures['total_flops']:.3g} measured",
             "compared": (
                 f"FLOP counts: the planner's model FLOPs (without recomputation) over {tokens:.3g} "
                 "tokens against the paper's total (no time: the efficiency does not apply)"
@@ -167,6 +168,8 @@ def _compared(
             "ratio": chosen["step_time"] * hours / measured,
             "ratio_at_peak": peak["step_time"] * hours / measured,
             "compared": f"device-hours: P x step time x {steps_needed:.0f} steps",
+            "headline": f"{chosen['step_time'] * hours:.4g} device-hours predicted, "
+            f"{measured:.4g} measured",
         }
     measured_step = _measured_step(result, run, inputs, network)
     if isinstance(measured_step, str):
@@ -178,6 +181,7 @@ def _compared(
         "ratio": chosen["step_time"] / step,
         "ratio_at_peak": peak["step_time"] / step,
         "compared": how,
+        "headline": f"step {chosen['step_time']:.4g} s predicted, {step:.4g} s measured",
     }
 
 
