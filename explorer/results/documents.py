@@ -242,7 +242,7 @@ def worst_predicted(rows: list[dict], count: int = 3) -> list[dict]:
             "ratio": r["prediction"]["ratio"],
             "ratio_at_peak": r["prediction"]["ratio_at_peak"],
             "quantity": r["prediction"]["quantity"],
-            "why": r["prediction"]["assumptions"],
+            "why": f"{r['prediction']['compared']}; assumed: {r['prediction']['assumptions']}",
         }
         for r in predicted[:count]
     ]

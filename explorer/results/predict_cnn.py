@@ -200,7 +200,6 @@ def _assumptions(result: dict, inputs: Inputs, meta: dict, out: dict) -> str:
         if config["devices"] != 1
         else "one device: no exchange",
         f"layout: {inputs.P} data-parallel replicas ({out['strategy']})",
-        out["compared"],
     ]
     if out["fits"] is None:
         parts.append("memory not stated by the catalogue: whether it fits is not checked")

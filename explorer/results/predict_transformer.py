@@ -88,6 +88,10 @@ def inputs_for(result: dict, run: TransformerRun) -> Inputs | str:
         values["batch"] = int(batch)
     if run.micro_batch_size:
         values["micro_batch_size"] = run.micro_batch_size.value
+    if run.phases:  # the first phase's shape (each phase is planned on its own)
+        first = run.phases[0]
+        per_device = max(1, first.batch // int(devices or 1))
+        values |= {"seq_len": first.seq_len, "batch": first.batch, "micro_batch_size": per_device}
     try:
         return Inputs(**values)
     except (TypeError, ValueError) as error:
@@ -114,7 +118,14 @@ def predict(result: dict, formulas: Any, run: TransformerRun, efficiency: float)
     if isinstance(at_peak, str) or isinstance(chosen, str):
         return cannot(at_peak if isinstance(at_peak, str) else str(chosen))
     strategy, network = chosen
-    compared = _compared(result, run, inputs, network, (at_peak[0], strategy))
+    compared = _compared(
+        result,
+        run,
+        replace(inputs, efficiency=efficiency),
+        network,
+        (at_peak[0], strategy),
+        formulas,
+    )
     if isinstance(compared, str):
         return cannot(compared)
     layout = {k: strategy["layout"].get(k) for k in ("dp", "tp", "pp")}
@@ -130,16 +141,56 @@ def predict(result: dict, formulas: Any, run: TransformerRun, efficiency: float)
         "device": inputs.device,
         "inputs": _shown(inputs) | {"layout": layout},
         **compared,
-        "assumptions": _assumptions(run, inputs, layout, compared["compared"]),
+        "assumptions": _assumptions(run, inputs, layout),
+    }
+
+
+def _phases(run: TransformerRun, inputs: Inputs, measured: float, formulas: Any) -> dict | str:
+    """A time to train in phases: each phase's steps x the planner's step for its sequence
+    length and batch, at the peak and at the efficiency."""
+    totals = {}
+    for efficiency in (1.0, inputs.efficiency):
+        total = 0.0
+        for phase in run.phases:
+            per_device = max(1, phase.batch // inputs.P)
+            changed = replace(
+                inputs, seq_len=phase.seq_len, batch=phase.batch, micro_batch_size=per_device
+            )
+            found = _planned(changed, formulas, efficiency)
+            if isinstance(found, str):
+                return found
+            total += found[0]["step_time"] * phase.steps
+        totals[efficiency] = total
+    chosen = totals[inputs.efficiency]
+    phases = "; ".join(
+        f"{p.steps:.0f} steps of {p.batch} sequences of {p.seq_len} tokens" for p in run.phases
+    )
+    phases += " (" + "; ".join(dict.fromkeys(p.source for p in run.phases)) + ")"
+    return {
+        "quantity": "time to train",
+        "predicted_time_to_train_s": chosen,
+        "predicted_time_to_train_at_peak_s": totals[1.0],
+        "measured_time_to_train_s": measured,
+        "ratio": chosen / measured,
+        "ratio_at_peak": totals[1.0] / measured,
+        "compared": f"times to train, in phases: {phases}",
+        "headline": f"time to train {chosen:.4g} s predicted, {measured:.4g} s measured",
     }
 
 
 def _compared(
-    result: dict, run: TransformerRun, inputs: Inputs, network: dict, steps: tuple[dict, dict]
+    result: dict,
+    run: TransformerRun,
+    inputs: Inputs,
+    network: dict,
+    steps: tuple[dict, dict],
+    formulas: Any,
 ) -> dict | str:
     """The measured and predicted figures, and the ratios at the efficiency and at the peak."""
     peak, chosen = steps
     figures, P = _figures(result), inputs.P
+    if run.count == "phases":
+        return _phases(run, inputs, figures["time_to_train_s"], formulas)
     if run.count == "total":
         total = network["model_flops_per_step"] / network["tokens_per_step"]
         tokens = inputs.tokens or 0.0
@@ -219,7 +270,7 @@ def _per_device(result: dict, P: int) -> tuple[float | None, str]:
     return None, ""
 
 
-def _assumptions(run: TransformerRun, inputs: Inputs, layout: dict, compared: str) -> str:
+def _assumptions(run: TransformerRun, inputs: Inputs, layout: dict) -> str:
     model = (
         f"the planner's preset {run.network}"
         if run.network != "transformer"
@@ -242,7 +293,6 @@ def _assumptions(run: TransformerRun, inputs: Inputs, layout: dict, compared: st
         machine,
         f"{pinned} (dp {layout['dp']}, tp {layout['tp']}, pp {layout['pp']})",
         f"{inputs.precision}, Adam, recomputation {inputs.recompute}",
-        compared,
     ]
     return "; ".join(parts + given)
 

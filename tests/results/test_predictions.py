@@ -17,7 +17,7 @@ from explorer.results.predict_cnn import precision
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "results.json"
 # Predicted before issue 38: 9 of 43. Raise this when more results become expressible.
-PREDICTED_AT_LEAST = 24
+PREDICTED_AT_LEAST = 25
 
 
 @pytest.fixture(scope="module")
@@ -161,3 +161,14 @@ def test_the_summary_gives_the_median_at_the_efficiency_and_at_the_peak(rows):
     summary = {row["family"]: row for row in predictions.summary(list(rows.values()))}
     assert summary["data"]["predicted"] >= 11 and summary["hybrid"]["predicted"] >= 9
     assert summary["data"]["median_ratio_at_peak"] < 1
+
+
+def test_a_time_to_train_in_phases_plans_each_phase(rows):
+    """LAMB's BERT: 8599 steps, 90 % of the epochs at 128 tokens (batch 65536), the rest at 512
+    (batch 32768), each phase planned on the 1024 TPU v3 chips."""
+    lamb = rows["you2020-lamb-bert"]["prediction"]
+    assert lamb["quantity"] == "time to train" and lamb["device"] == "tpu-v3"
+    assert lamb["inputs"]["layout"] == {"dp": 1024, "tp": 1, "pp": 1}
+    assert "7036 steps of 65536 sequences of 128 tokens" in lamb["compared"]
+    assert "1563 steps of 32768 sequences of 512 tokens" in lamb["compared"]
+    assert lamb["ratio_at_peak"] == pytest.approx(lamb["predicted_time_to_train_at_peak_s"] / 4560)
