@@ -1,0 +1,103 @@
+"""The planner against MLPerf Training's measurements: its accuracy and its calibrated default
+efficiency (issue 38). The public API other features read:
+
+- `accuracy()`: the accuracy document, fixtures/planner_accuracy.json (written by
+  fixtures/build/planner_accuracy.py from explorer.planner.calibration.document);
+- `default_efficiency(device, family)`: the efficiency the planner uses when the user gives none,
+  fitted on every round, with its basis;
+- `comparable_runs(device, family, devices)`: measured runs like a query's, their peak fractions.
+
+Reading needs no database and no planner module (the document is built offline)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from .fit import ANY, FORMULA, lookup, quantile
+
+FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "planner_accuracy.json"
+NOT_BUILT: dict[str, Any] = {
+    "format": 1,
+    "status": "not built",
+    "model": {"formula": FORMULA, "description": ""},
+    "split": {"by": "round", "fitted_on": [], "held_out": [], "why": ""},
+    "efficiency": [],
+    "errors": [],
+    "predictions": [],
+    "not_predicted": [],
+    "coverage": [],
+    "systematic": [],
+}
+# The comparable runs' scale: within this factor of the query's devices.
+SCALE_FACTOR = 4
+
+
+@functools.cache
+def accuracy() -> dict[str, Any]:
+    """The accuracy document (loaded once); `"status": "not built"` with empty lists if absent.
+    Callers must not mutate it."""
+    if not FIXTURE.exists():
+        return NOT_BUILT
+    return json.loads(FIXTURE.read_text(encoding="utf-8"))
+
+
+def _all_rows() -> list[dict[str, Any]]:
+    return [row for row in accuracy()["efficiency"] if row["fitted_on"] == "all"]
+
+
+@functools.cache
+def default_efficiency(device_slug: str | None, family: str) -> dict[str, Any]:
+    """The planner's default efficiency on `device_slug` for a model `family` ("cnn",
+    "encoder", "decoder", "lora"): fitted on every MLPerf round, the most specific fit there is
+    (device × family, family only, all runs); 1.0 (the peak) when nothing is fitted."""
+    found = lookup(_all_rows(), device_slug, family)
+    value = min(1.0, max(0.01, found["value"]))
+    clipped = " (clipped to the planner's bound of 1)" if value != found["value"] else ""
+    where = {
+        "device × family": f"{device_slug} × {family}",
+        "family only": f"{family} on every device",
+        "all runs": "every MLPerf score",
+    }.get(found["basis"], "")
+    basis = (
+        f"median fraction of the planner's peak throughput that measured MLPerf Training scores "
+        f"reached ({where}, {found['runs']} scores, every round){clipped}: {FORMULA}"
+        if found["runs"]
+        else "the device's peak (no measured runs fitted: fixtures/planner_accuracy.json absent)"
+    )
+    return {"value": value, "runs": found["runs"], "basis": basis, "fit": found["basis"]}
+
+
+def comparable_runs(device_slug: str | None, family: str, devices: int) -> dict[str, Any]:
+    """Measured runs on the same device and model family within a factor SCALE_FACTOR of
+    `devices` (else at any scale, else the family on any device; `widened` says so): their
+    peak_fraction's 10th and 90th percentiles, count and entries."""
+    predictions = accuracy()["predictions"]
+    same = [
+        p for p in predictions if p["model_family"] == family and p["device"] == (device_slug or "")
+    ]
+    near = [
+        p for p in same if devices / SCALE_FACTOR <= p["accelerators"] <= devices * SCALE_FACTOR
+    ]
+    widened = ""
+    if not near:
+        near, widened = (
+            same,
+            f"no run within a factor {SCALE_FACTOR} of {devices} devices: any scale",
+        )
+    if not near:
+        near = [p for p in predictions if p["model_family"] == family]
+        widened = f"no run on {device_slug or 'this device'}: the family on every device"
+    fractions = [p["peak_fraction"] for p in near]
+    return {
+        "low": quantile(fractions, 0.1) if fractions else None,
+        "high": quantile(fractions, 0.9) if fractions else None,
+        "n": len(near),
+        "widened": widened,
+        "runs": near,
+    }
+
+
+__all__ = ["ANY", "accuracy", "comparable_runs", "default_efficiency"]

@@ -1,0 +1,138 @@
+"""The accuracy document (fixtures/planner_accuracy.json) from MLPerf's fixture: every score of
+the benchmarks the calibration knows, predicted or with the reason it is not, the efficiency
+fitted on the early rounds and evaluated on the later ones, the efficiency fitted on every round
+(the planner's default), errors, coverage and systematic offsets. Deterministic: the same
+fixture and planner give the same document. Pure but for reading the fixture file."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from . import fit
+from .benchmarks import BENCHMARKS
+from .predict import THROUGHPUT_FORMULA, at_peak, with_efficiency
+
+ROOT = Path(__file__).resolve().parents[3]
+MLPERF_FIXTURE = ROOT / "fixtures" / "mlperf.json.gz"
+FIT_ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0", "v3.1")
+SPLIT_WHY = (
+    "held out by round: the efficiency is fitted on the rounds up to v3.1 (2018-2023) and "
+    "evaluated on v4.0 and later (2024-2025), which it never saw; a later round brings new "
+    "devices and benchmarks, as a practitioner's next machine does"
+)
+DESCRIPTION = (
+    "Each MLPerf Training score (system, benchmark) is put to the planner: the system's machine "
+    "(its device from the device catalogue, nodes × accelerators per node, the links stated or "
+    "assumed), the benchmark's network at MLPerf's global batch and sequence length, on a data-"
+    "parallel layout or the planner's layout search. The planner's throughput at the device's "
+    "16-bit peak against the measured one gives the peak fraction; the efficiency model predicts "
+    "it from the fitted rounds."
+)
+SIGNIFICANT = 6
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None else float(f"{value:.{SIGNIFICANT}g}")
+
+
+def read_fixture(path: Path = MLPERF_FIXTURE) -> dict[str, Any]:
+    """Systems, scores and runs of MLPerf's fixture as dicts (runs keyed by (system, benchmark))."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        raw = json.load(handle)
+
+    def rows(key: str) -> list[dict[str, Any]]:
+        return [dict(zip(raw[key]["columns"], row, strict=True)) for row in raw[key]["rows"]]
+
+    runs: dict[tuple[int, str], list[dict[str, Any]]] = defaultdict(list)
+    for run in rows("runs"):
+        runs[(run["system"], run["benchmark"])].append(run)
+    return {
+        "rounds": [r["version"] for r in raw["rounds"]],
+        "systems": rows("systems"),
+        "scores": rows("scores"),
+        "runs": runs,
+    }
+
+
+def scores_of(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The valid scores (a time to train) of the calibration's benchmarks, in fixture order."""
+    return [s for s in data["scores"] if s["benchmark"] in BENCHMARKS and s["minutes"]]
+
+
+def peak_entries(data: dict[str, Any], formulas: Any) -> tuple[list[dict], Counter]:
+    """Every score at peak, and the reasons (benchmark, reason) of those not predicted."""
+    entries, missing = [], Counter()
+    for score in scores_of(data):
+        system = data["systems"][score["system"]]
+        runs = data["runs"][(score["system"], score["benchmark"])]
+        entry = at_peak(system, score, runs, formulas)
+        if isinstance(entry, str):
+            missing[(score["benchmark"], entry)] += 1
+            continue
+        entry |= {
+            "round": system["round"],
+            "submitter": system["submitter"],
+            "system_id": system["system_id"],
+            "held_out": system["round"] not in FIT_ROUNDS,
+        }
+        entries.append(entry)
+    return entries, missing
+
+
+def _predicted(entry: dict[str, Any], table: list[dict], formulas: Any) -> dict[str, Any]:
+    found = fit.lookup(table, entry["device"], entry["model_family"])
+    out = entry | with_efficiency(entry, found["value"], formulas)
+    out["efficiency_basis"] = found["basis"]
+    out.pop("_inputs")
+    numbers = (
+        "measured_throughput",
+        "predicted_at_peak",
+        "peak_fraction",
+        "predicted_throughput",
+        "ratio",
+        "predicted_minutes",
+        "step_time_at_peak",
+        "efficiency",
+    )
+    return {k: _number(v) if k in numbers else v for k, v in sorted(out.items())}
+
+
+def build(data: dict[str, Any], formulas: Any) -> dict[str, Any]:
+    entries, missing = peak_entries(data, formulas)
+    fitted = fit.fit([e for e in entries if not e["held_out"]], "fit split")
+    every = fit.fit(entries, "all")
+    predictions = [_predicted(e, fitted, formulas) for e in entries]
+    held_out = [p for p in predictions if p["held_out"]]
+    scores = Counter(s["benchmark"] for s in scores_of(data))
+    done = Counter(p["benchmark"] for p in predictions)
+    fallbacks = Counter(p["efficiency_basis"] for p in held_out)
+    return {
+        "format": 1,
+        "status": "built",
+        "model": {"formula": fit.FORMULA, "description": DESCRIPTION},
+        "measured": THROUGHPUT_FORMULA,
+        "split": {
+            "by": "round",
+            "fitted_on": [r for r in data["rounds"] if r in FIT_ROUNDS],
+            "held_out": [r for r in data["rounds"] if r not in FIT_ROUNDS],
+            "why": SPLIT_WHY,
+            "held_out_runs": len(held_out),
+            "held_out_basis": dict(sorted(fallbacks.items())),
+        },
+        "efficiency": fitted + every,
+        "errors": fit.errors(held_out),
+        "predictions": predictions,
+        "not_predicted": [
+            {"benchmark": benchmark, "reason": reason, "count": count}
+            for (benchmark, reason), count in sorted(missing.items())
+        ],
+        "coverage": [
+            {"benchmark": slug, "scores": scores[slug], "predicted": done[slug]}
+            for slug in BENCHMARKS
+        ],
+        "systematic": fit.systematic(held_out),
+    }

@@ -1,0 +1,171 @@
+"""One MLPerf score beside the planner: the measured throughput (samples trained to the target
+over the score's time), the planner's throughput at the device's peak (efficiency 1) and, with
+an efficiency from the calibration, its prediction. Pure: plain mappings in, dicts out (the
+formulas are passed by the caller)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from statistics import median
+from typing import Any
+
+from .. import plan as planning
+from ..machine import BOUNDS, Inputs, PlannerInputError
+from .benchmarks import BENCHMARKS, Benchmark
+from .machine import SystemMachine, machine_from_system
+
+THROUGHPUT_FORMULA = (
+    "median over the score's successful runs of the samples trained to the target (the last "
+    "evaluation's progress × samples per unit) / the score's time before RCP scaling "
+    "(olympic_minutes, else minutes; run_start to run_stop, evaluations included)"
+)
+
+
+def measured_throughput(
+    score: Mapping[str, Any], runs: Sequence[Mapping[str, Any]], benchmark: Benchmark
+) -> tuple[float, int] | str:
+    """(samples/s, global batch) of a score, or why it has none."""
+    minutes = score.get("olympic_minutes") or score.get("minutes")
+    if not minutes:
+        return "no valid score"
+    good = [r for r in runs if r["status"] == "success"]
+    samples = [
+        r["at_target"] * benchmark.units[r["at_target_unit"]]
+        for r in good
+        if r.get("at_target") and r.get("at_target_unit") in benchmark.units
+    ]
+    samples = [s for s in samples if s >= max(benchmark.least_samples, r_batch(runs))]
+    if not samples:
+        return "no successful run logs its progress at the target in a known unit"
+    batches = [r["global_batch"] for r in good if r.get("global_batch")]
+    if not batches:
+        return "no run logs its global batch"
+    return median(samples) / (minutes * 60), int(median(batches))
+
+
+def r_batch(runs: Sequence[Mapping[str, Any]]) -> int:
+    """The smallest global batch the runs log (a run trains at least one step)."""
+    return min((r["global_batch"] for r in runs if r.get("global_batch")), default=0)
+
+
+def _usable(document: Mapping[str, Any], benchmark: Benchmark) -> Mapping[str, Any] | str:
+    strategies = document["strategies"]
+    if benchmark.strategy:
+        strategies = [s for s in strategies if s["slug"].startswith(benchmark.strategy)]
+    fitting = [s for s in strategies if s["applicable"] and s["fits"] and s["step_time"]]
+    if not fitting:
+        reasons = {s["reason"] for s in strategies if s.get("reason")}
+        return "no layout fits in the planner's memory model" + (
+            f" ({'; '.join(sorted(reasons))[:200]})" if reasons else ""
+        )
+    return min(fitting, key=lambda s: s["step_time"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _step(inputs: Inputs, formulas_key: int) -> tuple[float, str, dict] | str:
+    """(step time, strategy slug, layout) of the planner for `inputs`, or why not (cached: many
+    scores share a machine and batch)."""
+    formulas = _FORMULAS[formulas_key]
+    benchmark = next(b for b in BENCHMARKS.values() if b.network == inputs.network)
+    try:
+        document = planning.plan(inputs, formulas, with_sweep=False)
+    except PlannerInputError as error:
+        return f"the planner refuses the inputs: {error}"
+    strategy = _usable(document, benchmark)
+    if isinstance(strategy, str):
+        return strategy
+    layout = strategy.get("layout") or {"dp": inputs.P, "tp": 1, "pp": 1}
+    return strategy["step_time"], strategy["slug"], dict(layout)
+
+
+_FORMULAS: dict[int, Any] = {}
+
+
+def planner_step(inputs: Inputs, formulas: Any) -> tuple[float, str, dict] | str:
+    _FORMULAS[id(formulas)] = formulas
+    return _step(inputs, id(formulas))
+
+
+def inputs_for(machine: SystemMachine, benchmark: Benchmark, batch: int) -> Inputs | str:
+    """The planner inputs of a benchmark on a system's machine at its global batch."""
+    if batch > BOUNDS["batch"].high:
+        return f"global batch {batch} beyond the planner's bound ({BOUNDS['batch'].high:g})"
+    values = {**machine.values, **benchmark.inputs}
+    if benchmark.strategy == "data":  # a transformer pinned data parallel
+        values["dp"] = machine.accelerators
+    if batch < machine.accelerators and benchmark.strategy:
+        return f"global batch {batch} smaller than the {machine.accelerators} accelerators"
+    return Inputs(network=benchmark.network, batch=batch, **values)
+
+
+def strategy_family(layout: Mapping[str, Any]) -> str:
+    """The strategy family of a layout: data parallel when neither tensor nor pipeline split."""
+    return "data" if layout.get("tp", 1) == 1 and layout.get("pp", 1) == 1 else "3d"
+
+
+def at_peak(
+    system: Mapping[str, Any],
+    score: Mapping[str, Any],
+    runs: Sequence[Mapping[str, Any]],
+    formulas: Any,
+) -> dict[str, Any] | str:
+    """A score's measured throughput beside the planner's at peak, or why it is not predicted."""
+    benchmark = BENCHMARKS[score["benchmark"]]
+    if benchmark.not_expressible:
+        return benchmark.not_expressible
+    machine = machine_from_system(system)
+    if isinstance(machine, str):
+        return machine
+    measured = measured_throughput(score, runs, benchmark)
+    if isinstance(measured, str):
+        return measured
+    throughput, batch = measured
+    inputs = inputs_for(machine, benchmark, batch)
+    if isinstance(inputs, str):
+        return inputs
+    step = planner_step(inputs, formulas)
+    if isinstance(step, str):
+        return step
+    seconds, slug, layout = step
+    predicted = batch / seconds
+    return {
+        "benchmark": benchmark.slug,
+        "accelerators": machine.accelerators,
+        "devices_per_node": machine.per_node,
+        "device": machine.device,
+        "network": benchmark.network,
+        "family": strategy_family(layout),
+        "model_family": benchmark.family,
+        "strategy": slug,
+        "layout": {k: layout[k] for k in ("dp", "tp", "pp") if k in layout},
+        "layout_basis": benchmark.layout,
+        "global_batch": batch,
+        "precision": machine.precision,
+        "measured_throughput": throughput,
+        "throughput_unit": "samples/s",
+        "predicted_at_peak": predicted,
+        "peak_fraction": throughput / predicted,
+        "measured_minutes": score.get("minutes"),
+        "step_time_at_peak": seconds,
+        "assumed": "; ".join(machine.assumed),
+        "_inputs": inputs,
+    }
+
+
+def with_efficiency(entry: dict[str, Any], efficiency: float, formulas: Any) -> dict[str, Any]:
+    """The planner's prediction at `efficiency` (compute at peak × efficiency, communication
+    unchanged): throughput, ratio predicted / measured and time to train."""
+    inputs = replace(entry["_inputs"], efficiency=min(1.0, max(0.01, efficiency)))
+    step = planner_step(inputs, formulas)
+    seconds = step[0] if not isinstance(step, str) else entry["step_time_at_peak"] / efficiency
+    predicted = entry["global_batch"] / seconds
+    ratio = predicted / entry["measured_throughput"]
+    minutes = entry["measured_minutes"]
+    return {
+        "efficiency": inputs.efficiency,
+        "predicted_throughput": predicted,
+        "ratio": ratio,
+        "predicted_minutes": minutes / ratio if minutes else None,
+    }
