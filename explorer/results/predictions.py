@@ -17,25 +17,18 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
+from explorer.planner.calibration import default_efficiency as calibrated
 from explorer.planner.devices import device_named
 
 from . import predict_cnn, predict_transformer
 from .paper_inputs import NOT_EXPRESSIBLE, TRANSFORMER_RUNS
 
-NOT_CALIBRATED = "not calibrated (the calibration's fixture is not built): the peak, efficiency 1"
-
 
 def default_efficiency(device: str | None, family: str) -> dict[str, Any]:
-    """The calibrated fraction of peak for a device and model family (the planner's default),
-    or 1 with the reason when no calibration is available."""
-    try:
-        from explorer.planner.calibration import default_efficiency as calibrated
-    except ImportError:  # the calibration package not present in this build
-        return {"value": 1.0, "runs": 0, "basis": NOT_CALIBRATED}
+    """The calibrated fraction of peak for a device and model family (the planner's default:
+    the calibration's most specific fit, or the peak when nothing is fitted, its basis said)."""
     found = calibrated(device, family)
-    if not found or not found.get("value"):
-        return {"value": 1.0, "runs": 0, "basis": NOT_CALIBRATED}
-    return found
+    return {key: found[key] for key in ("value", "runs", "basis", "fit") if key in found}
 
 
 def model_family(result: dict) -> str:

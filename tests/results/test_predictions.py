@@ -142,19 +142,19 @@ def test_device_hours_and_a_flop_count(rows):
     assert gpt3["ratio"] == gpt3["ratio_at_peak"] == pytest.approx(1, abs=0.1)
 
 
-def test_without_a_calibration_the_efficiency_is_the_peak_and_says_so(monkeypatch):
-    import builtins
+def test_the_efficiency_is_the_calibrations_with_its_basis(rows):
+    from explorer.planner.calibration import default_efficiency
 
-    real = builtins.__import__
-
-    def no_calibration(name, *args, **kwargs):
-        if name == "explorer.planner.calibration":
-            raise ImportError(name)
-        return real(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_calibration)
-    found = predictions.default_efficiency("v100-sxm2-16gb", "cnn")
-    assert found == {"value": 1.0, "runs": 0, "basis": predictions.NOT_CALIBRATED}
+    goyal = rows["goyal2017-resnet50-256gpu"]["prediction"]
+    expected = default_efficiency("p100-sxm2", "cnn")
+    assert goyal["efficiency"]["value"] == expected["value"]
+    assert goyal["efficiency"]["basis"] == expected["basis"]
+    assert goyal["efficiency"]["family"] == "cnn"
+    assert goyal["ratio"] == pytest.approx(
+        goyal["predicted_time_to_train_s"] / goyal["measured_time_to_train_s"]
+    )
+    if expected["value"] < 1:
+        assert goyal["ratio"] > goyal["ratio_at_peak"]
 
 
 def test_the_summary_gives_the_median_at_the_efficiency_and_at_the_peak(rows):
