@@ -269,4 +269,51 @@ NOT_EXPRESSIBLE: dict[str, str] = {
         "the planner lacks the network (resnet-101), and the epochs and ImageNet-22k's size "
         "are not recorded"
     ),
+    "iandola2016-firecaffe-googlenet": (
+        "the planner lacks the network (GoogLeNet's layer table), the interconnect (Cray "
+        "Gemini) has no recorded figure, and the speedup compares a one-GPU run and a 128-GPU "
+        "run whose batches and epochs are not recorded"
+    ),
+    "iandola2016-firecaffe-nin": (
+        "the planner lacks the network (Network-in-Network's layer table), the interconnect "
+        "(Cray Gemini) has no recorded figure, and the speedup's two runs (batches, epochs) "
+        "are not recorded"
+    ),
+    "le2012-autoencoder-16000cores": (
+        "the planner lacks the network (a locally connected sparse autoencoder) and the "
+        "device (CPU cores: no peak on a page), and DistBelief's asynchronous model-parallel "
+        "replicas are no layout of the planner's"
+    ),
+    "coates2013-1b-3machines": (
+        "nothing timed is recorded (the figure is a machine count), and the planner lacks the "
+        "network (a sparse autoencoder)"
+    ),
+    "coates2013-11b-16machines": (
+        "nothing timed is recorded (the figure is a machine count), and the planner lacks the "
+        "network (a sparse autoencoder)"
+    ),
+    "chilimbi2014-adam-22k": (
+        "the planner lacks the network (Adam's 2-billion-connection CNN) and the devices "
+        "(commodity CPU servers: no peak on a page); the asynchronous parameter server with "
+        "model-parallel replicas is no layout of the planner's"
+    ),
+    "huang2019-gpipe-amoebanet": (
+        "nothing timed is recorded (the figure is an accuracy), nor the device count; the "
+        "planner lacks AmoebaNet-B"
+    ),
+    "huang2019-gpipe-transformer-6b": (
+        "no figure is recorded for this result, nor its device count"
+    ),
+    "narayanan2019-pipedream": (
+        "the 5.3x speedup is over five networks and two clusters, not one configuration; the "
+        "planner lacks GNMT and the AWD language model"
+    ),
+    "fedus2021-switch-base": (
+        "the speedup is in steps to reach a quality (sample efficiency), which the planner "
+        "does not model, and the device count is not recorded"
+    ),
+    "fedus2021-switch-xxl": (
+        "the speedup is in steps to reach a quality (sample efficiency), which the planner "
+        "does not model, and the device count is not recorded"
+    ),
 }
