@@ -127,7 +127,12 @@ NARAYANAN_COUNT = (
     "Megatron-LM 2021's count (Narayanan et al., arXiv 2104.04473, §5.1): 96·B·s·l·h²·(1 + "
     "s/6h + V/16lh), which counts the recomputed forward pass"
 )
-DGX2_NODE = Given(16, recalled("16 V100 GPUs per DGX-2 on NVSwitch"))
+DGX2_NODE = Given(
+    16,
+    recalled("16 V100 GPUs per DGX-2 on NVSwitch")
+    + "; the DGX-2H's V100 (SXM3, clocked higher) has no peak in the device catalogue: the "
+    "V100 SXM2 32GB's figures are taken",
+)
 DGX_A100_NODE = Given(8, "8 A100 GPUs per DGX A100 node (the planner's a100-cluster preset)")
 
 TRANSFORMER_RUNS: dict[str, TransformerRun] = {

@@ -172,3 +172,44 @@ def test_a_time_to_train_in_phases_plans_each_phase(rows):
     assert "7036 steps of 65536 sequences of 128 tokens" in lamb["compared"]
     assert "1563 steps of 32768 sequences of 512 tokens" in lamb["compared"]
     assert lamb["ratio_at_peak"] == pytest.approx(lamb["predicted_time_to_train_at_peak_s"] / 4560)
+
+
+@pytest.mark.parametrize(
+    "kind, slug",
+    [
+        ("NVIDIA Tesla P100", "p100-sxm2"),
+        ("NVIDIA Tesla V100", "v100-sxm2-16gb"),
+        ("NVIDIA V100 32GB (DGX-2H, recalled)", "v100-sxm2-32gb"),
+        ("NVIDIA A100 80GB (280 DGX A100 servers)", "a100-sxm4-80gb"),
+        ("Google TPU v3 (chips)", "tpu-v3"),
+        ("Google TPU v4", "tpu-v4"),
+        ("NVIDIA M40", "m40"),
+    ],
+)
+def test_a_results_device_kind_maps_to_the_device_catalogue(kind, slug):
+    from explorer.planner.devices import device_named
+
+    assert device_named(kind).slug == slug and device_named(kind).in_catalogue
+
+
+def test_a_chart_point_links_only_to_a_work_the_catalogue_holds():
+    from explorer.results.documents import chart_points
+
+    row = {
+        "id": "x",
+        "year": 2018,
+        "work": None,
+        "outside_catalogue": None,
+        "config": {
+            "network": "resnet-50",
+            "dataset": "ImageNet-1k",
+            "devices": 8,
+            "device_kind": "V100",
+            "parameters": None,
+        },
+        "figures": [{"name": "time_to_train_s", "value": 60, "status": "read"}],
+        "source_url": "https://example.org/paper",
+    }
+    (point,) = chart_points([row])["resnet50_time_to_train"]
+    assert point["work"] == "a work the record does not name (not in the catalogue)"
+    assert point["url"] == "https://example.org/paper"
