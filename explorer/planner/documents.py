@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from catalogue.costs import FormulaError
@@ -10,10 +11,12 @@ from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.links import link
 
 from . import plan as planning
+from .calibration import default_efficiency
+from .calibration.families import model_family
 from .data import catalogue_formulas, technique_links
 from .forms import PlannerForm, relation_errors
 from .formulas import CatalogueIncomplete
-from .machine import PlannerInputError, parse
+from .machine import Inputs, PlannerInputError, parse
 from .networks import networks
 from .transformer import NETWORKS, is_transformer
 from .transformer_network import NETWORK_DEFAULTS
@@ -34,6 +37,7 @@ def _answer(query) -> dict[str, Any]:
     cleaned = form.checked()  # unknown, repeated, out of bounds, not for this network
     try:
         inputs = parse(form.query(), set(networks()) | set(NETWORKS), NETWORK_DEFAULTS)
+        inputs, efficiency = with_efficiency(inputs, form.query())
         layers = config_of(inputs).layers if is_transformer(inputs.network) else None
         if errors := relation_errors(inputs, layers):
             raise ApiError(errors)
@@ -43,6 +47,7 @@ def _answer(query) -> dict[str, Any]:
     except (CatalogueIncomplete, FormulaError) as error:
         message = f"the catalogue's cost models cannot be composed: {error}"
         raise ApiError(message, 503) from None
+    document["efficiency"] = efficiency
     chosen = cleaned["strategy"]
     if chosen:
         document["strategies"] = [s for s in document["strategies"] if s["slug"] in chosen]
@@ -50,6 +55,18 @@ def _answer(query) -> dict[str, Any]:
     document["page_url"] = link("planner:planner", query=query.urlencode())
     document["api_url"] = link("planner:api-planner", query=query.urlencode())
     return document
+
+
+def with_efficiency(inputs: Inputs, query: dict[str, Any]) -> tuple[Inputs, dict[str, Any]]:
+    """The inputs at the efficiency the user gave, else at the calibrated default for the
+    machine's device and the network's model family (explorer/planner/calibration), and the
+    document's `efficiency`: its value, its basis and the measured runs it rests on."""
+    if query.get("efficiency") not in (None, ""):
+        given = {"value": inputs.efficiency, "basis": "given (the efficiency input)", "runs": 0}
+        return inputs, given | {"fit": "given"}
+    per_device = inputs.batch / inputs.P
+    found = default_efficiency(inputs.device or None, model_family(inputs.network), per_device)
+    return replace(inputs, efficiency=found["value"]), dict(found)
 
 
 def _add_links(document: dict[str, Any]) -> None:

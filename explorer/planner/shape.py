@@ -90,6 +90,7 @@ class Plan(TypedDict):
     strategies: list[Strategy]
     sensitivity: dict[str, Any]
     layouts: NotRequired[dict[str, Any]]  # a transformer's layout search
+    efficiency: NotRequired[dict[str, Any]]  # value, basis, runs (documents.with_efficiency)
     sweep: dict[str, Any] | None
 
 

@@ -36,7 +36,8 @@ STRATEGY_KEYS = {
 
 
 def test_it_answers_the_documented_json_shape(client, survey):
-    response = client.get("/api/planner/?network=resnet-50&P=16&batch=256")
+    # At the peak (efficiency=1): the ranking of the survey's formulas as they stand.
+    response = client.get("/api/planner/?network=resnet-50&P=16&batch=256&efficiency=1")
     assert response.status_code == 200
     document = response.json()
     assert set(document) == {
@@ -48,6 +49,7 @@ def test_it_answers_the_documented_json_shape(client, survey):
         "strategies",
         "sensitivity",
         "sweep",
+        "efficiency",
         "page_url",
         "api_url",
     }
@@ -83,8 +85,8 @@ def test_it_answers_the_documented_json_shape(client, survey):
             "buffers",
             "total",
         }
-    assert document["page_url"] == "/planner/?network=resnet-50&P=16&batch=256"
-    assert document["api_url"] == "/api/planner/?network=resnet-50&P=16&batch=256"
+    assert document["page_url"] == "/planner/?network=resnet-50&P=16&batch=256&efficiency=1"
+    assert document["api_url"] == "/api/planner/?network=resnet-50&P=16&batch=256&efficiency=1"
 
 
 def test_it_cites_every_formula_by_its_catalogue_id_and_status(client, survey):
@@ -303,3 +305,28 @@ def test_the_page_form_names_each_input_once(client, survey):
     html = client.get("/planner/").content.decode()
     names = re.findall(r'<(?:input|select)[^>]* name="([^"]+)"', html)
     assert names and len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+def test_its_default_efficiency_is_the_calibrated_one_and_an_explicit_one_overrides_it(
+    client, survey
+):
+    from explorer.planner.calibration import default_efficiency
+
+    query = "network=resnet-50&machine=a100-cluster&P=64"
+    document = client.get(f"/api/planner/?{query}").json()
+    per_device = document["inputs"]["batch"] / 64  # samples per device per step
+    expected = default_efficiency("a100-sxm4-80gb", "cnn", per_device)
+    assert document["efficiency"]["value"] == expected["value"] < 1
+    assert document["efficiency"]["runs"] == expected["runs"] > 0
+    assert "MLPerf" in document["efficiency"]["basis"]
+    assert document["machine"]["efficiency"] == expected["value"]
+    given = client.get(f"/api/planner/?{query}&efficiency=1").json()
+    assert given["efficiency"] == {
+        "value": 1.0,
+        "basis": "given (the efficiency input)",
+        "runs": 0,
+        "fit": "given",
+    }
+    assert given["machine"]["efficiency"] == 1.0
+    html = client.get(f"/planner/?{query}").content.decode()
+    assert "MLPerf" in html

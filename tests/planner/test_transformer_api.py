@@ -56,6 +56,7 @@ def test_it_answers_the_documented_json_shape_for_a_transformer(client, survey):
         "sensitivity",
         "layouts",
         "sweep",
+        "efficiency",
         "page_url",
         "api_url",
     }

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .fit import ANY, FORMULA, lookup, quantile
+from .fit import ANY, FORMULA, efficiency_at, lookup, quantile
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "planner_accuracy.json"
 NOT_BUILT: dict[str, Any] = {
@@ -48,22 +48,32 @@ def _all_rows() -> list[dict[str, Any]]:
     return [row for row in accuracy()["efficiency"] if row["fitted_on"] == "all"]
 
 
-@functools.cache
-def default_efficiency(device_slug: str | None, family: str) -> dict[str, Any]:
+@functools.lru_cache(maxsize=1024)
+def default_efficiency(
+    device_slug: str | None, family: str, per_device_batch: float | None = None
+) -> dict[str, Any]:
     """The planner's default efficiency on `device_slug` for a model `family` ("cnn",
-    "encoder", "decoder", "lora"): fitted on every MLPerf round, the most specific fit there is
-    (device × family, family only, all runs); 1.0 (the peak) when nothing is fitted."""
+    "encoder", "decoder", "lora") at `per_device_batch` samples per device per step (None: the
+    fit's reference): fitted on every MLPerf round, the most specific fit there is (device ×
+    family, family only, all runs), within the planner's bounds; 1.0 (the peak) when nothing
+    is fitted."""
     found = lookup(_all_rows(), device_slug, family)
-    value = min(1.0, max(0.01, found["value"]))
-    clipped = " (clipped to the planner's bound of 1)" if value != found["value"] else ""
+    fitted = efficiency_at(found, per_device_batch) if found["runs"] else found["value"]
+    value = round(min(1.0, max(0.01, fitted)), 6)
+    clipped = " (clipped to the planner's bound of 1)" if fitted > 1 else ""
+    if found.get("beta") and per_device_batch:
+        clipped += (
+            f", at {per_device_batch:g} samples per device per step × ({per_device_batch:g} / "
+            f"{found['batch_ref']:g})^{found['beta']:.3g}"
+        )
     where = {
         "device × family": f"{device_slug} × {family}",
         "family only": f"{family} on every device",
         "all runs": "every MLPerf score",
     }.get(found["basis"], "")
     basis = (
-        f"median fraction of the planner's peak throughput that measured MLPerf Training scores "
-        f"reached ({where}, {found['runs']} scores, every round){clipped}: {FORMULA}"
+        f"fitted on the measured MLPerf Training scores' throughput against the planner's "
+        f"({where}, {found['runs']} scores, every round){clipped}: {FORMULA}"
         if found["runs"]
         else "the device's peak (no measured runs fitted: fixtures/planner_accuracy.json absent)"
     )

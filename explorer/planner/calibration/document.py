@@ -14,7 +14,7 @@ from typing import Any
 
 from . import fit
 from .benchmarks import BENCHMARKS
-from .predict import THROUGHPUT_FORMULA, at_peak, with_efficiency
+from .predict import THROUGHPUT_FORMULA, at_peak, needed_efficiency, with_efficiency
 
 ROOT = Path(__file__).resolve().parents[3]
 MLPERF_FIXTURE = ROOT / "fixtures" / "mlperf.json.gz"
@@ -63,8 +63,11 @@ def scores_of(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [s for s in data["scores"] if s["benchmark"] in BENCHMARKS and s["minutes"]]
 
 
-def peak_entries(data: dict[str, Any], formulas: Any) -> tuple[list[dict], Counter]:
-    """Every score at peak, and the reasons (benchmark, reason) of those not predicted."""
+def peak_entries(
+    data: dict[str, Any], formulas: Any, needed: bool = True
+) -> tuple[list[dict], Counter]:
+    """Every score at peak (with its needed efficiency unless `needed` is false), and the
+    reasons (benchmark, reason) of those not predicted."""
     entries, missing = [], Counter()
     for score in scores_of(data):
         system = data["systems"][score["system"]]
@@ -79,13 +82,16 @@ def peak_entries(data: dict[str, Any], formulas: Any) -> tuple[list[dict], Count
             "system_id": system["system_id"],
             "held_out": system["round"] not in FIT_ROUNDS,
         }
+        if needed:
+            entry["needed"] = needed_efficiency(entry, formulas)
         entries.append(entry)
     return entries, missing
 
 
 def _predicted(entry: dict[str, Any], table: list[dict], formulas: Any) -> dict[str, Any]:
     found = fit.lookup(table, entry["device"], entry["model_family"])
-    out = entry | with_efficiency(entry, found["value"], formulas)
+    efficiency = fit.efficiency_at(found, fit.per_device(entry))
+    out = entry | with_efficiency(entry, efficiency, formulas)
     out["efficiency_basis"] = found["basis"]
     out.pop("_inputs")
     numbers = (
@@ -97,6 +103,7 @@ def _predicted(entry: dict[str, Any], table: list[dict], formulas: Any) -> dict[
         "predicted_minutes",
         "step_time_at_peak",
         "efficiency",
+        "needed",
     )
     return {k: _number(v) if k in numbers else v for k, v in sorted(out.items())}
 

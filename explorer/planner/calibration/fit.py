@@ -1,10 +1,10 @@
 """The efficiency model, its fit and its evaluation on held-out runs. Pure: prediction entries
 (dicts with `device`, `model_family`, `peak_fraction`...) in, dicts out.
 
-Model: the efficiency of a (device, model family) is the median peak_fraction of the fitted runs
-on that device and family when there are at least MIN_RUNS of them; else the median over the
-family on every device; else over every run. peak_fraction = measured throughput / the
-planner's throughput at the device's peak (efficiency 1)."""
+Model (FORMULA): efficiency = e(device, family) × (b / b_ref(family))^beta(family), b the
+samples per device per step. Fitted on each score's needed efficiency (the planner efficiency
+that reproduces its measured throughput), not on the peak fraction directly: the planner's
+communication does not scale with the efficiency, so where it is exposed the two differ."""
 
 from __future__ import annotations
 
@@ -15,12 +15,20 @@ from statistics import median
 from typing import Any
 
 MIN_RUNS = 3
+MIN_SLOPE_RUNS = 10
 FORMULA = (
-    "efficiency(device, family) = median of peak_fraction over the fitted scores of that device "
-    f"and model family (at least {MIN_RUNS}), else over the family on every device, else over "
-    "every score; peak_fraction = measured samples/s / the planner's samples/s at the device's "
-    "16-bit peak (efficiency 1); the prediction is the planner's throughput at that efficiency "
-    "(compute at peak × efficiency, communication unchanged)"
+    "efficiency(device, family, b) = e(device, family) × (b / b_ref)^β(family), b = samples per "
+    "device per step (global batch / accelerators); e = the median over the fitted scores of "
+    f"that device and family (at least {MIN_RUNS}) of the needed efficiency × (b_ref / b)^β, "
+    "else over the family on every device, else over every score (β = 0); the needed "
+    "efficiency of a score = the planner efficiency at which the planner's samples/s equal the "
+    "measured ones (the peak fraction, measured / planner at peak, where communication is "
+    "hidden); β = the family's slope of log needed efficiency against log b within each "
+    "(device, family) group, pooled (least squares, clipped to [0, 1]); b_ref = the family's "
+    "median b. The prediction is the planner at that efficiency (compute at peak × efficiency, "
+    "communication unchanged); above 1 (the fitted runs beat the planner at peak: it counts "
+    "more work than they did, BERT's sequences padded to 512 tokens) the planner at peak × "
+    "efficiency; the planner's own default is clipped to 1"
 )
 ANY = "*"
 
@@ -34,32 +42,74 @@ def quantile(values: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def _row(device: str, family: str, fractions: list[float], fitted_on: str) -> dict[str, Any]:
+def per_device(entry: Mapping[str, Any]) -> float:
+    """b: samples per device per step."""
+    return entry["global_batch"] / entry["accelerators"]
+
+
+def _row(
+    key: tuple[str, str], members: list[Mapping[str, Any]], scale: tuple[float, float], on: str
+) -> dict[str, Any]:
+    beta, reference = scale
+    fractions = [m["peak_fraction"] for m in members]
+    brought = [m["needed"] * (reference / per_device(m)) ** beta for m in members]
     return {
-        "device": device,
-        "family": family,
-        "value": round(median(fractions), 6),
-        "runs": len(fractions),
+        "device": key[0],
+        "family": key[1],
+        "value": round(median(brought), 6),
+        "beta": round(beta, 6),
+        "batch_ref": reference,
+        "runs": len(members),
         "low": round(quantile(fractions, 0.1), 6),
         "high": round(quantile(fractions, 0.9), 6),
-        "fitted_on": fitted_on,
+        "fitted_on": on,
     }
+
+
+def _slope(groups: Iterable[list[Mapping[str, Any]]]) -> float:
+    """The pooled within-group least-squares slope of log needed efficiency on log b, in [0, 1]."""
+    sxy = sxx = 0.0
+    count = 0
+    for members in groups:
+        xs = [math.log(per_device(m)) for m in members]
+        ys = [math.log(m["needed"]) for m in members]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        sxy += sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+        sxx += sum((x - mx) ** 2 for x in xs)
+        count += len(members)
+    if count < MIN_SLOPE_RUNS or sxx == 0:
+        return 0.0
+    return min(1.0, max(0.0, sxy / sxx))
 
 
 def fit(entries: Iterable[Mapping[str, Any]], fitted_on: str) -> list[dict[str, Any]]:
     """The efficiency table: one row per (device, family) with at least MIN_RUNS scores, per
-    family (device "*") and for all (family "*"), sorted."""
-    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
+    family (device "*") and for all (family "*"), sorted; each with its family's β and b_ref."""
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
     for entry in entries:
-        fraction = entry["peak_fraction"]
-        groups[(entry["device"], entry["model_family"])].append(fraction)
-        groups[(ANY, entry["model_family"])].append(fraction)
-        groups[(ANY, ANY)].append(fraction)
+        groups[(entry["device"], entry["model_family"])].append(entry)
+        groups[(ANY, entry["model_family"])].append(entry)
+        groups[(ANY, ANY)].append(entry)
+    scales: dict[str, tuple[float, float]] = {ANY: (0.0, 1.0)}
+    for (device, family), members in groups.items():
+        if device == ANY and family != ANY:
+            fitted = [
+                m for (d, f), m in groups.items() if f == family and d != ANY and len(m) >= MIN_RUNS
+            ]
+            reference = median(per_device(m) for m in members)
+            scales[family] = (_slope(fitted), float(f"{reference:.6g}"))
     return [
-        _row(device, family, fractions, fitted_on)
-        for (device, family), fractions in sorted(groups.items())
-        if len(fractions) >= MIN_RUNS or device == ANY
+        _row((device, family), members, scales[family], fitted_on)
+        for (device, family), members in sorted(groups.items())
+        if len(members) >= MIN_RUNS or device == ANY
     ]
+
+
+def efficiency_at(row: Mapping[str, Any], per_device_batch: float | None) -> float:
+    """A row's efficiency at b samples per device per step (its value when b is unknown)."""
+    if not per_device_batch or not row.get("beta"):
+        return row["value"]
+    return row["value"] * (per_device_batch / row["batch_ref"]) ** row["beta"]
 
 
 def lookup(table: Sequence[Mapping[str, Any]], device: str | None, family: str) -> dict[str, Any]:

@@ -50,16 +50,27 @@ def r_batch(runs: Sequence[Mapping[str, Any]]) -> int:
     return min((r["global_batch"] for r in runs if r.get("global_batch")), default=0)
 
 
+def _why_none(strategies: Sequence[Mapping[str, Any]]) -> str:
+    """Why no strategy runs, in words shared by every score it concerns (no sizes)."""
+    reasons = " ".join(s.get("reason") or "" for s in strategies)
+    why = "no layout fits in the planner's memory model"
+    if "pp does not divide the layers" in reasons:
+        why += (
+            " (pipeline stages must divide the layers, uneven stages are not expressible yet, so "
+            "the layouts the device count allows hold too many layers per device)"
+        )
+    if "batch does not split" in reasons:
+        why += ", or the global batch does not split into dp × micro-batch"
+    return why
+
+
 def _usable(document: Mapping[str, Any], benchmark: Benchmark) -> Mapping[str, Any] | str:
     strategies = document["strategies"]
     if benchmark.strategy:
         strategies = [s for s in strategies if s["slug"].startswith(benchmark.strategy)]
     fitting = [s for s in strategies if s["applicable"] and s["fits"] and s["step_time"]]
     if not fitting:
-        reasons = {s["reason"] for s in strategies if s.get("reason")}
-        return "no layout fits in the planner's memory model" + (
-            f" ({'; '.join(sorted(reasons))[:200]})" if reasons else ""
-        )
+        return _why_none(strategies)
     return min(fitting, key=lambda s: s["step_time"])
 
 
@@ -154,17 +165,43 @@ def at_peak(
     }
 
 
-def with_efficiency(entry: dict[str, Any], efficiency: float, formulas: Any) -> dict[str, Any]:
-    """The planner's prediction at `efficiency` (compute at peak × efficiency, communication
-    unchanged): throughput, ratio predicted / measured and time to train."""
+NEEDED_ROUNDS = 4
+
+
+def throughput_at(entry: Mapping[str, Any], efficiency: float, formulas: Any) -> float:
+    """The planner's samples/s for an entry's inputs at `efficiency` (within its bounds)."""
     inputs = replace(entry["_inputs"], efficiency=min(1.0, max(0.01, efficiency)))
     step = planner_step(inputs, formulas)
     seconds = step[0] if not isinstance(step, str) else entry["step_time_at_peak"] / efficiency
-    predicted = entry["global_batch"] / seconds
+    return entry["global_batch"] / seconds
+
+
+def needed_efficiency(entry: Mapping[str, Any], formulas: Any) -> float:
+    """The efficiency at which the planner's throughput is the measured one: the fixed point of
+    e <- e × measured / planner(e) from e = peak_fraction (NEEDED_ROUNDS rounds; compute at
+    peak × e, communication unchanged, so the planner is not proportional to e where its
+    communication is exposed). Above the peak (measured faster than the planner at peak): the
+    peak fraction itself, which the planner cannot take (efficiency at most 1)."""
+    efficiency = entry["peak_fraction"]
+    if efficiency >= 1:
+        return efficiency
+    for _ in range(NEEDED_ROUNDS):
+        efficiency *= entry["measured_throughput"] / throughput_at(entry, efficiency, formulas)
+        if efficiency >= 1 or efficiency <= 0.01:
+            break
+    return efficiency
+
+
+def with_efficiency(entry: dict[str, Any], efficiency: float, formulas: Any) -> dict[str, Any]:
+    """The planner's prediction at `efficiency` (compute at peak × efficiency, communication
+    unchanged): throughput, ratio predicted / measured and time to train. An efficiency above 1
+    (the fitted runs beat the planner at peak: it counts more work than they did, BERT's
+    sequences padded to 512 tokens) scales the planner's throughput at peak by it."""
+    predicted = throughput_at(entry, efficiency, formulas) * max(1.0, efficiency)
     ratio = predicted / entry["measured_throughput"]
     minutes = entry["measured_minutes"]
     return {
-        "efficiency": inputs.efficiency,
+        "efficiency": max(0.01, efficiency),
         "predicted_throughput": predicted,
         "ratio": ratio,
         "predicted_minutes": minutes / ratio if minutes else None,

@@ -1,0 +1,213 @@
+"""The planner against MLPerf Training (explorer/planner/calibration): a machine from a system,
+the measured throughput, the efficiency fit, and the committed fixtures/planner_accuracy.json
+re-derived for a sample of its scores (a planner change that moves them makes it stale)."""
+
+import math
+
+import pytest
+
+from explorer.planner.calibration import (
+    NOT_BUILT,
+    accuracy,
+    comparable_runs,
+    default_efficiency,
+)
+from explorer.planner.calibration import fit as fitting
+from explorer.planner.calibration.benchmarks import BENCHMARKS
+from explorer.planner.calibration.document import FIT_ROUNDS, peak_entries, read_fixture
+from explorer.planner.calibration.families import model_family
+from explorer.planner.calibration.machine import (
+    assumed_inter_node,
+    machine_from_system,
+    stated_inter_node,
+)
+from explorer.planner.calibration.predict import (
+    measured_throughput,
+    needed_efficiency,
+    with_efficiency,
+)
+from explorer.planner.devices import devices
+from explorer.planner.formulas import fixture_formulas
+
+DGX_H100 = {
+    "round": "v3.1",
+    "submitter": "NVIDIA",
+    "system_id": "eos_n64",
+    "accelerator": "NVIDIA H100-SXM5-80GB",
+    "device_slug": "h100-sxm",
+    "nodes": 64,
+    "accelerators_per_node": 8,
+    "accelerators": 512,
+    "host_interconnect": (
+        "Storage: 2x ConnectX-7 IB NDR 400Gb/s, Compute: 8x ConnectX-7 IB NDR 400Gb/s, "
+        "Management: 100Gb/s Ethernet NIC"
+    ),
+}
+
+
+def test_it_reads_the_compute_adapters_of_a_host_interconnect_and_skips_the_others():
+    assert stated_inter_node(DGX_H100["host_interconnect"]) == 3200
+    assert stated_inter_node("1x ConnectX-5 IB EDR 100Gb/Sec") == 100
+    assert stated_inter_node("4x ConnectX-7 IB NDR") == 1600  # the generation's rate
+    assert stated_inter_node("InfiniBand 100 Gb/sec (4X EDR)") == 100  # 4X is lanes
+    assert stated_inter_node("Management: 1x Ethernet 10GB/Sec") is None
+    assert stated_inter_node("TODO") is None
+
+
+def test_it_builds_a_machine_from_a_system_with_the_catalogues_device_and_its_links():
+    machine = machine_from_system(DGX_H100)
+    h100 = devices()["h100-sxm"]
+    assert machine.values["P"] == 512 and machine.values["devices_per_node"] == 8
+    assert machine.values["flops"] == h100.flops("bf16-mixed")
+    assert machine.values["memory_gb"] == h100.memory_gb
+    assert machine.values["intra_bandwidth_gbs"] == h100.intra_bandwidth_gbs
+    assert machine.values["bandwidth_gbs"] == 3200 / 8 / 8  # 50 GB/s per GPU
+    assert "stated: 3200 Gb/s" in machine.inter_node
+
+
+def test_it_labels_an_assumed_link_between_nodes_and_says_why_it_cannot_build_one():
+    machine = machine_from_system(DGX_H100 | {"host_interconnect": ""})
+    assert machine.values["bandwidth_gbs"] == assumed_inter_node("h100-sxm")[0] == 50.0
+    assert any(a.startswith("link between nodes assumed:") for a in machine.assumed)
+    assert "does not know" in machine_from_system(DGX_H100 | {"device_slug": ""})
+    one_node = machine_from_system(DGX_H100 | {"nodes": 1, "accelerators": 8})
+    assert not any(a.startswith("link between nodes") for a in one_node.assumed)
+
+
+def _run(**values):
+    return {"status": "success", "at_target": 40.0, "at_target_unit": "epochs"} | values
+
+
+def test_measured_throughput_is_the_samples_to_target_over_the_scores_time():
+    resnet = BENCHMARKS["resnet"]
+    runs = [_run(global_batch=3200), _run(at_target=42.0, global_batch=3200), _run(at_target=44.0)]
+    score = {"minutes": 30.0, "olympic_minutes": 25.0}
+    throughput, batch = measured_throughput(score, runs, resnet)
+    assert batch == 3200
+    assert throughput == pytest.approx(42.0 * 1_281_167 / (25.0 * 60))
+    assert measured_throughput({"minutes": None}, runs, resnet) == "no valid score"
+
+
+def test_it_does_not_take_a_progress_logged_in_another_unit_for_samples():
+    bert = BENCHMARKS["bert"]
+    runs = [{"status": "success", "at_target": 1.0, "at_target_unit": "samples", "global_batch": 8}]
+    assert "no successful run" in measured_throughput({"minutes": 10.0}, runs, bert)
+
+
+def _entry(device, model, needed, batch=64, accelerators=8, **more):
+    return {
+        "device": device,
+        "model_family": model,
+        "needed": needed,
+        "peak_fraction": needed,
+        "global_batch": batch,
+        "accelerators": accelerators,
+    } | more
+
+
+def test_the_fit_takes_the_median_per_device_and_family_and_falls_back():
+    entries = [_entry("a100", "cnn", v) for v in (0.2, 0.3, 0.4)]
+    entries += [_entry("v100", "cnn", 0.1), _entry("a100", "decoder", 0.5)]
+    table = fitting.fit(entries, "fit split")
+    assert fitting.lookup(table, "a100", "cnn")["value"] == 0.3
+    assert fitting.lookup(table, "a100", "cnn")["basis"] == "device × family"
+    assert fitting.lookup(table, "v100", "cnn")["basis"] == "family only"  # one run: too few
+    assert fitting.lookup(table, "v100", "cnn")["value"] == 0.25
+    assert fitting.lookup(table, "tpu", "lora")["basis"] == "all runs"
+
+
+def test_the_fit_finds_the_scale_term_within_a_device_and_family():
+    # needed = 0.4 × (b / 64)^0.5 exactly, on two devices at different levels
+    entries = [
+        _entry(device, "cnn", level * (b / 64) ** 0.5, batch=b * 8)
+        for device, level in (("a100", 0.4), ("h100", 0.3))
+        for b in (16, 32, 64, 128, 256, 512)
+    ]
+    table = fitting.fit(entries, "all")
+    row = fitting.lookup(table, "a100", "cnn")
+    assert row["beta"] == pytest.approx(0.5)
+    assert fitting.efficiency_at(row, 16) == pytest.approx(0.4 * (16 / 64) ** 0.5)
+
+
+def test_errors_and_systematic_offsets_are_of_the_ratio():
+    held = [
+        _entry("l40s", "cnn", 0.2, benchmark="resnet", family="data", ratio=r)
+        for r in (2.0, 1.9, 2.1, 1.8, 2.2)
+    ]
+    rows = {(e["benchmark"], e["family"]): e for e in fitting.errors(held)}
+    assert rows[("resnet", "data")]["median"] == pytest.approx(1.0)
+    assert rows[("resnet", "data")]["bias"] == pytest.approx(2.0)
+    assert any(s["where"] == "device: l40s" for s in fitting.systematic(held))
+
+
+def test_families_of_the_planners_networks():
+    assert model_family("resnet-50") == "cnn"
+    assert model_family("bert-large") == "encoder"
+    assert model_family("llama3.1-405b") == "decoder"
+
+
+@pytest.fixture(scope="module")
+def rederived():
+    """Every score at peak, re-derived from MLPerf's fixture with the planner as it is now."""
+    entries, _ = peak_entries(read_fixture(), fixture_formulas(), needed=False)
+    return entries
+
+
+def _key(entry):
+    return (entry["round"], entry["submitter"], entry["system_id"], entry["benchmark"])
+
+
+def test_the_committed_accuracy_fixture_is_the_planners_current_answer(rederived):
+    document = accuracy()
+    assert document["status"] == "built", "run fixtures/build/planner_accuracy.py"
+    committed = {_key(p): p for p in document["predictions"]}
+    assert set(committed) == {_key(e) for e in rederived}
+    formulas = fixture_formulas()
+    sample = rederived[:: max(1, len(rederived) // 40)]
+    benchmarks = {e["benchmark"] for e in sample}
+    assert {"resnet", "bert", "gpt3", "llama31_8b"} <= benchmarks
+    for entry in sample:
+        stored = committed[_key(entry)]
+        for name in ("measured_throughput", "predicted_at_peak", "peak_fraction"):
+            assert stored[name] == pytest.approx(entry[name], rel=1e-5), (_key(entry), name)
+        assert stored["layout"] == entry["layout"]
+        predicted = with_efficiency(entry, stored["efficiency"], formulas)
+        assert stored["ratio"] == pytest.approx(predicted["ratio"], rel=1e-5), _key(entry)
+        assert stored["needed"] == pytest.approx(needed_efficiency(entry, formulas), rel=1e-5)
+
+
+def test_it_holds_out_the_later_rounds_and_fits_the_default_on_every_round():
+    document = accuracy()
+    assert document["split"]["fitted_on"] == list(FIT_ROUNDS)
+    assert all(p["held_out"] == (p["round"] not in FIT_ROUNDS) for p in document["predictions"])
+    assert {row["fitted_on"] for row in document["efficiency"]} == {"fit split", "all"}
+    errors = {(e["benchmark"], e["family"]): e for e in document["errors"]}
+    held = [p for p in document["predictions"] if p["held_out"]]
+    assert errors[("*", "*")]["n"] == len(held)
+    assert errors[("*", "*")]["median"] == pytest.approx(
+        sorted(abs(p["ratio"] - 1) for p in held)[len(held) // 2], abs=0.05
+    )
+    covered = {c["benchmark"]: c for c in document["coverage"]}
+    assert set(covered) == set(BENCHMARKS)
+    lora = [n for n in document["not_predicted"] if n["benchmark"] == "llama2_70b_lora"]
+    if BENCHMARKS["llama2_70b_lora"].not_expressible:
+        assert lora[0]["reason"].startswith("not expressible:")
+
+
+def test_default_efficiency_states_its_basis_and_comparable_runs_their_range():
+    found = default_efficiency("a100-sxm4-80gb", "cnn")
+    assert 0.01 <= found["value"] <= 1 and found["runs"] >= 3
+    assert "a100-sxm4-80gb × cnn" in found["basis"] and "MLPerf" in found["basis"]
+    assert default_efficiency("no-such-device", "cnn")["fit"] == "family only"
+    runs = comparable_runs("a100-sxm4-80gb", "cnn", 64)
+    fractions = sorted(r["peak_fraction"] for r in runs["runs"])
+    assert runs["n"] == len(fractions) > 0 and not runs["widened"]
+    assert fractions[0] <= runs["low"] <= runs["high"] <= fractions[-1]
+    assert all(16 <= r["accelerators"] <= 256 for r in runs["runs"])
+    assert comparable_runs("no-such-device", "cnn", 8)["widened"]
+
+
+def test_not_built_has_every_key_empty():
+    assert NOT_BUILT["status"] == "not built"
+    assert all(NOT_BUILT[k] == [] for k in ("efficiency", "errors", "predictions", "coverage"))
+    assert math.isfinite(len(accuracy()["predictions"]))
