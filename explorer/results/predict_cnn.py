@@ -11,6 +11,7 @@ calibrated), applied through the planner's own `efficiency` input.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -123,12 +124,17 @@ def step(inputs: Inputs, formulas: Any, slug: str, efficiency: float) -> dict | 
     return strategy
 
 
-def predict(result: dict, formulas: Any, networks: set[str], efficiency: float) -> dict:
-    """The CNN prediction at the peak and at `efficiency` (ratio and ratio_at_peak)."""
+def predict(
+    result: dict, formulas: Any, networks: set[str], efficiency_for: Callable[[float], dict]
+) -> dict:
+    """The CNN prediction at the peak and at the calibrated efficiency for its samples per
+    device (`efficiency_for`): ratio_at_peak and ratio."""
     found = prepare(result, networks)
     if isinstance(found, dict):
         return found
     inputs, meta = found
+    calibrated = efficiency_for(inputs.batch / inputs.P)
+    efficiency = calibrated["value"]
     at_peak = step(inputs, formulas, meta["strategy"], 1.0)
     at_efficiency = step(inputs, formulas, meta["strategy"], efficiency)
     if isinstance(at_peak, str) or isinstance(at_efficiency, str):
@@ -145,6 +151,7 @@ def predict(result: dict, formulas: Any, networks: set[str], efficiency: float) 
         "quantity": quantity,
         "inputs": shown(inputs),
         "device": meta["device"].slug,
+        "efficiency": calibrated,
     }
     if quantity == "time to train":
         out |= _time_to_train(result, inputs, at_peak, at_efficiency, value)

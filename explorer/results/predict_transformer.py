@@ -14,6 +14,7 @@ from the paper's figure with the FLOP count that figure uses:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -109,10 +110,16 @@ def _planned(inputs: Inputs, formulas: Any, efficiency: float) -> tuple[dict, di
     return usable[0], document["network"]
 
 
-def predict(result: dict, formulas: Any, run: TransformerRun, efficiency: float) -> dict:
+def predict(
+    result: dict, formulas: Any, run: TransformerRun, efficiency_for: Callable[[float], dict]
+) -> dict:
+    """The prediction at the peak and at the calibrated efficiency for the run's samples
+    (sequences) per device per step: ratio_at_peak and ratio."""
     inputs = inputs_for(result, run)
     if isinstance(inputs, str):
         return cannot(inputs)
+    calibrated = efficiency_for(inputs.batch / inputs.P)
+    efficiency = calibrated["value"]
     at_peak = _planned(inputs, formulas, 1.0)
     chosen = _planned(inputs, formulas, efficiency)
     if isinstance(at_peak, str) or isinstance(chosen, str):
@@ -139,6 +146,7 @@ def predict(result: dict, formulas: Any, run: TransformerRun, efficiency: float)
         "steps": None,
         "fits": strategy["fits"],
         "device": inputs.device,
+        "efficiency": calibrated,
         "inputs": _shown(inputs) | {"layout": layout},
         **compared,
         "assumptions": _assumptions(run, inputs, layout),

@@ -24,10 +24,13 @@ from . import predict_cnn, predict_transformer
 from .paper_inputs import NOT_EXPRESSIBLE, TRANSFORMER_RUNS
 
 
-def default_efficiency(device: str | None, family: str) -> dict[str, Any]:
-    """The calibrated fraction of peak for a device and model family (the planner's default:
-    the calibration's most specific fit, or the peak when nothing is fitted, its basis said)."""
-    found = calibrated(device, family)
+def default_efficiency(
+    device: str | None, family: str, per_device_batch: float | None = None
+) -> dict[str, Any]:
+    """The calibrated fraction of peak for a device and model family at so many samples per
+    device per step (the planner's default: the calibration's most specific fit, or the peak
+    when nothing is fitted, its basis said)."""
+    found = calibrated(device, family, per_device_batch)
     return {key: found[key] for key in ("value", "runs", "basis", "fit") if key in found}
 
 
@@ -46,15 +49,15 @@ def predict(result: dict, formulas: Any, networks: set[str]) -> dict[str, Any]:
         return predict_cnn.cannot(NOT_EXPRESSIBLE[result["id"]])
     device = device_named(result["config"]["device_kind"] or "")
     family = model_family(result)
-    efficiency = default_efficiency(device.slug if device else None, family)
+
+    def efficiency(per_device_batch: float) -> dict[str, Any]:
+        slug = device.slug if device else None
+        return default_efficiency(slug, family, per_device_batch) | {"family": family}
+
     if result["id"] in TRANSFORMER_RUNS:
         run = TRANSFORMER_RUNS[result["id"]]
-        found = predict_transformer.predict(result, formulas, run, efficiency["value"])
-    else:
-        found = predict_cnn.predict(result, formulas, networks, efficiency["value"])
-    if found["status"] != "predicted":
-        return found
-    return found | {"efficiency": efficiency | {"family": family}}
+        return predict_transformer.predict(result, formulas, run, efficiency)
+    return predict_cnn.predict(result, formulas, networks, efficiency)
 
 
 def _median(values: list[float]) -> float | None:

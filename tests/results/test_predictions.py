@@ -146,7 +146,7 @@ def test_the_efficiency_is_the_calibrations_with_its_basis(rows):
     from explorer.planner.calibration import default_efficiency
 
     goyal = rows["goyal2017-resnet50-256gpu"]["prediction"]
-    expected = default_efficiency("p100-sxm2", "cnn")
+    expected = default_efficiency("p100-sxm2", "cnn", 8192 / 256)  # 32 images per device
     assert goyal["efficiency"]["value"] == expected["value"]
     assert goyal["efficiency"]["basis"] == expected["basis"]
     assert goyal["efficiency"]["family"] == "cnn"
