@@ -100,6 +100,7 @@ def urls() -> list[tuple[str, str]]:
         ("api demos", "/api/demos/"),
         ("api demo", f"/api/demos/{demo}/"),
         ("api planner", "/api/planner/"),
+        ("api planner accuracy", "/api/planner/accuracy/"),
         ("api suggest", "/api/suggest/?q=gradi"),
         ("api export bibtex", "/api/export/?format=bibtex"),
         ("api schema", "/api/schema/"),

@@ -105,6 +105,8 @@ def planner_page(request):
         context |= _page_context(document)
         context["derivations_url"] = _with_query("planner:derivations", request.GET)
         shown = {name: _field_value(document["inputs"][name]) for name in BOUNDS}
+        if document["efficiency"]["fit"] != "given":  # calibrated: follows the machine
+            shown["efficiency"] = ""
     context["field_groups"] = [
         (title, [_field(name, shown[name]) for name in names]) for title, names in FIELD_GROUPS
     ]
@@ -144,9 +146,10 @@ def _with_query(name: str, query: QueryDict) -> str:
 
 def _field(name: str, value: str) -> dict[str, str]:
     bound = BOUNDS[name]
+    calibrated = " (empty: calibrated on MLPerf's measured runs)" if name == "efficiency" else ""
     return {
         "name": name,
-        "label": bound.help + (f" ({bound.unit})" if bound.unit else ""),
+        "label": bound.help + (f" ({bound.unit})" if bound.unit else "") + calibrated,
         "value": value,
         "range": f"{bound.low:g} to {bound.high:g}",
     }

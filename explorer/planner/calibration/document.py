@@ -117,6 +117,8 @@ def build(data: dict[str, Any], formulas: Any) -> dict[str, Any]:
     scores = Counter(s["benchmark"] for s in scores_of(data))
     done = Counter(p["benchmark"] for p in predictions)
     fallbacks = Counter(p["efficiency_basis"] for p in held_out)
+    seen = {p["device"] for p in predictions if not p["held_out"]}
+    new_device = sum(p["device"] not in seen for p in held_out)
     return {
         "format": 1,
         "status": "built",
@@ -129,6 +131,7 @@ def build(data: dict[str, Any], formulas: Any) -> dict[str, Any]:
             "why": SPLIT_WHY,
             "held_out_runs": len(held_out),
             "held_out_basis": dict(sorted(fallbacks.items())),
+            "held_out_new_device": new_device,
         },
         "efficiency": fitted + every,
         "errors": fit.errors(held_out),

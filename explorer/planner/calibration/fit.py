@@ -177,14 +177,14 @@ def systematic(held_out: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for (kind, where), ratios in sorted(groups.items()):
         bias = median(ratios)
         if len(ratios) >= MIN_SYSTEMATIC and abs(math.log(bias)) > SYSTEMATIC:
-            way = "optimistic (predicts faster)" if bias > 1 else "pessimistic (predicts slower)"
+            way = "faster (optimistic)" if bias > 1 else "slower (pessimistic)"
             found.append(
                 {
                     "where": f"{kind}: {where}",
                     "bias": round(bias, 6),
                     "n": len(ratios),
-                    "says": f"held-out predictions at {kind} {where} are {way} than measured: "
-                    f"median predicted / measured {bias:.2f} over {len(ratios)} scores",
+                    "says": f"at {kind} {where}, the held-out predictions are {way} than "
+                    f"measured: median predicted / measured {bias:.2f} over {len(ratios)} scores",
                 }
             )
     return found
