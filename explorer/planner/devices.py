@@ -122,9 +122,28 @@ def device_named(text: str) -> Device | None:
     return next(short, None)
 
 
+# A TPU pod's chips exchange over Google's inter-chip interconnect (a 2-D torus for v3, a 3-D
+# mesh or torus for v4): Google states the pod's all-reduce bandwidth, not a link's; per chip it
+# is that figure over the pod's chips. Its latency no page states: an example value.
+TPU_V3_PAGE = "https://cloud.google.com/tpu/docs/v3"
+TPU_V4_PAGE = "https://docs.cloud.google.com/tpu/docs/v4"
+TPU_LATENCY = "latency: example value 1 µs (no page states the ICI latency)"
+
+
+def _tpu_pod(slug: str, name: str, pod: str, chips: int, page: str) -> Link:
+    per_chip = float(pod.split()[0]) * (1e12 if "TB" in pod else 1e15) / chips / 1e9
+    source = (
+        f"derived from Google's page ({page}): 'All-reduce bandwidth per Pod' {pod} / {chips} "
+        f"chips = {per_chip:.0f} GB/s per chip, taken as each chip's link; {TPU_LATENCY}"
+    )
+    return Link(slug, name, per_chip, 1.0, source)
+
+
 LINKS: dict[str, Link] = {
     link.slug: link
     for link in (
+        _tpu_pod("tpu-v3-pod", "TPU v3 pod", "340 TB/s", 1024, TPU_V3_PAGE),
+        _tpu_pod("tpu-v4-pod", "TPU v4 pod", "1.1 PB/s", 4096, TPU_V4_PAGE),
         Link("ethernet-50g", "50 Gbit/s Ethernet", 6.25, 10.0),
         Link("infiniband-fdr", "InfiniBand FDR", 6.8, 2.0),
         Link("infiniband-edr", "InfiniBand EDR", 12.5, 1.5),

@@ -21,6 +21,7 @@ from .presets import (  # the presets were split from this module; PRESETS read 
 
 MAX_P = 65536  # MLPerf systems reach 10,752 GPUs; Llama 3 405B trained on 16,384
 MAX_SWEEP_POINTS = 32
+MAX_BATCH = 2**20
 ALLREDUCE_ALGORITHMS = ("ring", "tree", "butterfly", "rabenseifner")
 PRECISIONS = ("fp32", "fp16-mixed", "bf16-mixed", "fp8")
 # FP8 as Transformer Engine's recipes train: only the linear layers' GEMMs run in FP8 (their
@@ -105,7 +106,10 @@ BOUNDS: dict[str, Bound] = {
     b.name: b
     for b in (
         Bound("P", int, 1, MAX_P, "nodes (processors)"),
-        Bound("batch", int, 1, 65536, "minibatch size N (samples per step, all nodes together)"),
+        # Up to 2**20 samples: the ImageNet records reach 81,920 images (Yamazaki et al. 2019).
+        Bound(
+            "batch", int, 1, MAX_BATCH, "minibatch size N (samples per step, all nodes together)"
+        ),
         Bound("micro_batches", int, 1, 1024, "micro-batches M per minibatch (pipelining)"),
         Bound("chunks", int, 1, 16, "model chunks v per node (interleaved pipeline)"),
         Bound("flops", float, 1e6, 1e18, "per-node throughput", "FLOP/s"),

@@ -60,7 +60,9 @@ CSV_COLUMNS = [
     "source_url",
     "location",
     "predicted_time_to_train_s",
+    "prediction_quantity",
     "ratio",
+    "ratio_at_peak",
     "prediction_note",
 ]
 
@@ -197,8 +199,9 @@ def chart_points(rows: list[dict]) -> dict[str, list[dict]]:
         work, outside = row["work"], row["outside_catalogue"] or {}
         url = work["url"] if work else outside.get("url", "")
         # A work outside the catalogue is named by its title, never by a key that reads as one
-        # of the catalogue's works.
-        name = work["key"] if work else f"{outside.get('title', '')} (not in the catalogue)"
+        # of the catalogue's works; a link goes only to a work the catalogue holds.
+        title = outside.get("title") or "a work the record does not name"
+        name = work["key"] if work else f"{title} (not in the catalogue)"
         return {
             "id": row["id"],
             "year": row["year"],
@@ -234,7 +237,13 @@ def worst_predicted(rows: list[dict], count: int = 3) -> list[dict]:
     predicted = [r for r in rows if r["prediction"].get("ratio")]
     predicted.sort(key=lambda r: -max(r["prediction"]["ratio"], 1 / r["prediction"]["ratio"]))
     return [
-        {"id": r["id"], "ratio": r["prediction"]["ratio"], "why": r["prediction"]["assumptions"]}
+        {
+            "id": r["id"],
+            "ratio": r["prediction"]["ratio"],
+            "ratio_at_peak": r["prediction"]["ratio_at_peak"],
+            "quantity": r["prediction"]["quantity"],
+            "why": f"{r['prediction']['compared']}; assumed: {r['prediction']['assumptions']}",
+        }
         for r in predicted[:count]
     ]
 
@@ -257,8 +266,12 @@ def answer(query) -> dict[str, Any]:
             "Figures the papers report. Each figure's status: read on the page at its URL, "
             "derived by us from read figures (the derivation says how), or recalled "
             "(unconfirmed). A result's status is 'read' when one of its figures was read. The "
-            "planner's prediction uses spec-sheet peaks for the devices and links (recalled), "
-            "so a ratio below 1 means the planner is optimistic."
+            "planner's prediction runs the paper's devices (the device catalogue's peaks), links "
+            "and, for transformers, the paper's model and layout; its ratio is predicted / "
+            "measured time (step times formed with the FLOP count each figure uses, times to "
+            "train, device-hours; a FLOP count as a count), at the calibrated default efficiency "
+            "(`ratio`, basis in `efficiency`) and at the peak (`ratio_at_peak`): below 1 the "
+            "planner is optimistic."
         ),
         "page_url": link("results:results", query=encoded),
         "api_url": link("results:api-results", query=encoded),
@@ -282,7 +295,9 @@ def csv_rows(document: dict) -> list[dict[str, Any]]:
                 "source_url": row["source_url"],
                 "location": row["location"],
                 "predicted_time_to_train_s": prediction.get("predicted_time_to_train_s", ""),
+                "prediction_quantity": prediction.get("quantity", ""),
                 "ratio": prediction.get("ratio", ""),
+                "ratio_at_peak": prediction.get("ratio_at_peak", ""),
                 "prediction_note": prediction.get("reason") or prediction.get("assumptions", ""),
             }
         )

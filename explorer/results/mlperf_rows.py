@@ -25,7 +25,7 @@ from .mlperf_figures import (
     samples_per_second,
     scaling_efficiency,
 )
-from .predictions import TRAINING_IMAGES
+from .predict_cnn import TRAINING_IMAGES
 
 # The benchmarks whose network the planner counts, trained as the planner counts it (a whole
 # model from its start: not llama2_70b_lora, whose frozen weights have no weight gradients).

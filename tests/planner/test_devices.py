@@ -15,7 +15,7 @@ from explorer.planner.devices import (
     matching,
 )
 from explorer.planner.machine import PRESETS, PlannerInputError, parse, preset_sources
-from explorer.results.predictions import TRANSFORMER_MACHINE
+from explorer.results.predict_transformer import A100_MACHINE as TRANSFORMER_MACHINE
 
 
 def test_every_catalogue_device_is_a_planner_device_with_its_figures_and_pages():
