@@ -19,10 +19,11 @@ from .transformer import (
     flops_values,
     parameter_parts,
     parameters,
+    trainable_parameters,
 )
 
 NETWORK_DEFAULTS = {
-    slug: preset.defaults | {"recompute": "selective"} for slug, preset in PRESETS.items()
+    slug: {"recompute": "selective"} | preset.defaults for slug, preset in PRESETS.items()
 }
 NETWORK_DEFAULTS[CUSTOM] = {
     "precision": "bf16-mixed",
@@ -89,22 +90,40 @@ def _flops_derivations(
     return derivations
 
 
-def _comparison(preset: Preset | None, total: float) -> list[Comparison]:
+def _comparison(preset: Preset | None, config: TransformerConfig) -> list[Comparison]:
     if preset is None:
         return []
-    difference = (total - preset.parameters_stated) / preset.parameters_stated
-    return [
-        {
-            "quantity": "parameters",
-            "computed": total,
-            "paper": preset.parameters_stated,
-            "paper_text": preset.parameters_text,
-            "source": preset.parameters_source,
-            "relative_difference": difference,
-            "within_tolerance": bool(within_tolerance(difference, preset.parameters_rounding)),
-            "reason": "Counted from the configuration with every bias and norm; the paper rounds.",
-        }
-    ]
+    computed = {
+        "parameters": parameters(config),
+        "adapters": trainable_parameters(config),
+        "active_parameters": active_parameters(config),
+    }
+    stated = {
+        "parameters": (preset.parameters_stated, preset.parameters_text, preset.parameters_source)
+    } | preset.counts
+    rows: list[Comparison] = []
+    for quantity, (figure, text, source) in stated.items():
+        ours = computed[quantity]
+        difference = (ours - figure) / figure
+        # The total's stated rounding; an active count stated to whole billions (DeepSeek-V3's
+        # "37B"); a derived count (LoRA's adapters) exact.
+        rounding = {"parameters": preset.parameters_rounding}.get(quantity, 0.0)
+        if quantity == "active_parameters":
+            rounding = 0.5e9 / figure
+        rows.append(
+            {
+                "quantity": quantity,
+                "computed": ours,
+                "paper": figure,
+                "paper_text": text,
+                "source": source,
+                "relative_difference": difference,
+                "within_tolerance": bool(within_tolerance(difference, rounding)),
+                "reason": "Counted from the configuration with every bias and norm; the paper "
+                "rounds.",
+            }
+        )
+    return rows
 
 
 def _config(config: TransformerConfig) -> dict[str, Any]:
@@ -120,6 +139,10 @@ def _config(config: TransformerConfig) -> dict[str, Any]:
         "top_k": config.top_k,
         "expert_interval": config.expert_interval,
         "gated": config.gated,
+        "shared_experts": config.shared_experts,
+        "dense_layers": config.dense_layers,
+        "expert_ffn_hidden": config.expert_ffn,
+        "lora_rank": config.lora_rank,
     }
 
 
@@ -196,7 +219,8 @@ def network_document(
         "batch": inputs.batch,
         "seq_len": config.seq_len,
         "paper": _paper_of(preset, changed),
-        "comparison": [] if changed else _comparison(preset, total),
+        "comparison": [] if changed else _comparison(preset, config),
+        "trainable_parameters": trainable_parameters(config),
         "tolerance": TOLERANCE,
         "derivations": [d.as_dict() for d in [counted, *derived]],
         "cost_models": [s.reference() for d in derived for s in d.sources],

@@ -52,7 +52,7 @@ def config_of(inputs: Inputs) -> TransformerConfig:
     config = config_for(inputs.network, inputs.query())
     problem = check(config)
     if problem:
-        raise PlannerInputError(problem)
+        raise PlannerInputError(*problem)
     return config
 
 
