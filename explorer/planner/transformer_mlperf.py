@@ -21,7 +21,9 @@ LORA_SCRIPT = MLCOMMONS + "llama2_70b_lora/run_llama_70B_scrolls_r16.sh"
 LORA_ACCELERATE = MLCOMMONS + "llama2_70b_lora/configs/default_config.yaml"
 LORA_PAPER = "https://arxiv.org/abs/2106.09685"
 LLAMA2_PAPER = "https://arxiv.org/abs/2307.09288"
-DEEPSEEK = "https://github.com/deepseek-ai/DeepSeek-V3/blob/9b4e9788e4a3a731f7567338ed15d3ec549ce03b/"
+DEEPSEEK = (
+    "https://github.com/deepseek-ai/DeepSeek-V3/blob/9b4e9788e4a3a731f7567338ed15d3ec549ce03b/"
+)
 DEEPSEEK_CONFIG = DEEPSEEK + "inference/configs/config_671B.json"
 DEEPSEEK_MODEL = DEEPSEEK + "inference/model.py"
 DEEPSEEK_README = DEEPSEEK + "README.md"
@@ -173,7 +175,7 @@ PRESETS: tuple[Preset, ...] = (
             "micro_batch_size": 1,
             "P": 2048,
             "tokens": 14.8e12,
-            "precision": "fp8",
+            "precision": "bf16-mixed",
             "optimizer": "adam",
         },
         defaults_sources={
@@ -183,7 +185,9 @@ PRESETS: tuple[Preset, ...] = (
                 "3,840 sequences of 4096 (15.36M tokens), the report's final batch as we recall "
                 "it (§4.2)"
             ),
-            "precision": DEEPSEEK_README + " (FP8 mixed precision training)",
+            "precision": "bf16-mixed by default, so that a machine without an FP8 peak can run "
+            "it; DeepSeek-V3 trained in FP8 mixed precision (" + DEEPSEEK_README + "): choose "
+            "precision=fp8 on a device with an FP8 peak",
         },
         paper_figures={
             "gpu_hours": 2.788e6,
