@@ -68,8 +68,10 @@ RING_ATTENTION = Assumption(
     "backward, and a reduce-scatter of their gradients, each as point-to-point messages in a "
     f"ring ({MEGATRON_CP}; after Ring Attention, Liu et al., https://arxiv.org/abs/2310.01889). "
     "Its hops use the intra-node link while t·cp devices fit in one node, else the link between "
-    "nodes. Pessimistic: Megatron-Core overlaps the ring with the attention kernels; and the "
-    "search tries cp up to 16 where 2·cp divides s (its chunks balance causal attention).",
+    "nodes. Pessimistic: Megatron-Core overlaps the ring with the attention kernels. The search "
+    "tries cp up to 16 where 2·cp divides s (its chunks balance causal attention) and s/cp is "
+    "at least 4,096 tokens (our bound, not sourced: short chunks' slower kernels are not "
+    "priced); a pinned cp may go beyond both.",
 )
 FROZEN_BASE = Assumption(
     "lora-frozen-base",
@@ -126,21 +128,27 @@ def divisors(n: int) -> list[int]:
     return sorted(set(small + [n // d for d in small]))
 
 
-# The search's bound on context parallelism (a pinned cp may be larger): Llama 3 405B ran
-# cp = 16 for its 128K-token sequences (arXiv 2407.21783 §3.3.2, recalled, not read here).
+# The search's bounds on context parallelism (a pinned cp may go beyond them): cp up to 16 (Llama
+# 3 405B ran cp = 16 for its 128K-token sequences, arXiv 2407.21783 §3.3.2, recalled, not read
+# here), and at least 4,096 tokens of the sequence on each device: our choice, not sourced; the
+# step model prices no kernel made short by a short chunk, which would otherwise make cp look
+# free on short sequences.
 SEARCHED_CP = 16
+SHORTEST_CHUNK = 4096
 
 
 def context_sizes(inputs: Inputs, config: TransformerConfig, rest: int) -> list[int]:
     """The context-parallel sizes to try within `rest` devices: the pinned one, else 1 and every
     cp up to SEARCHED_CP dividing `rest` whose 2·cp chunks divide the sequence (Megatron-Core
-    splits it in 2·cp chunks to balance causal attention)."""
+    splits it in 2·cp chunks to balance causal attention) leaving SHORTEST_CHUNK tokens or more
+    on each device."""
     if inputs.cp:
         return [inputs.cp] if rest % inputs.cp == 0 else []
+    s = config.seq_len
     return [
         cp
         for cp in divisors(rest)
-        if cp == 1 or (cp <= SEARCHED_CP and config.seq_len % (2 * cp) == 0)
+        if cp == 1 or (cp <= SEARCHED_CP and s % (2 * cp) == 0 and s // cp >= SHORTEST_CHUNK)
     ]
 
 
