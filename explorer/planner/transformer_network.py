@@ -16,12 +16,18 @@ from .transformer import (
     Preset,
     TransformerConfig,
     active_parameters,
+    attention_layer,
     flops_values,
     parameter_parts,
     parameters,
     trainable_parameters,
 )
 
+LORA_NOTE = (
+    " LoRA, the base frozen (lora-frozen-base): the value is 2·B·s·l·(p·(m − 1) + p_a·m) + "
+    "4·B·s²·h·l·n + 4·B·s·h·V, p_a the adapters of a layer; the values shown are the formula's "
+    "for full training. The 6·N·D rule below counts full training."
+)
 NETWORK_DEFAULTS = {
     slug: {"recompute": "selective"} | preset.defaults for slug, preset in PRESETS.items()
 }
@@ -60,7 +66,7 @@ def _flops_derivations(
             [record],
             values=values,
             note=f"Recomputation {inputs.recompute}; model FLOPs (no recomputation) "
-            f"{number_text(flops.model)}.",
+            f"{number_text(flops.model)}." + (LORA_NOTE if config.frozen else ""),
         ),
         Derivation(
             "6·N·D rule",
@@ -143,6 +149,7 @@ def _config(config: TransformerConfig) -> dict[str, Any]:
         "dense_layers": config.dense_layers,
         "expert_ffn_hidden": config.expert_ffn,
         "lora_rank": config.lora_rank,
+        "attention_parameters": attention_layer(config),
     }
 
 
