@@ -201,3 +201,10 @@ PRESETS: tuple[Preset, ...] = (
         },
     ),
 )
+
+# MLPerf Training's benchmark names (as its results and logs spell them) -> the planner preset that
+# models it; the `predict` mapping may read this.
+MLPERF_BENCHMARKS: dict[str, str] = {
+    "gpt3": "gpt3-175b-mlperf",
+    "llama2_70b_lora": "llama2-70b-lora",
+}

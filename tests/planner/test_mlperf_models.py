@@ -20,6 +20,7 @@ from explorer.planner.transformer import (
     parameters,
     trainable_parameters,
 )
+from explorer.planner.transformer_mlperf import MLPERF_BENCHMARKS
 
 FORMULAS = fixture_formulas()
 A100 = "/api/planner/?machine=a100-cluster"
@@ -175,5 +176,7 @@ def test_bad_model_and_layout_values_are_400s_naming_the_parameter(
 
 def test_a_preset_maps_from_mlperf_benchmark_names():
     # The `predict` helper maps MLPerf's llama2_70b_lora and gpt3 to these planner presets.
+    assert MLPERF_BENCHMARKS == {"gpt3": "gpt3-175b-mlperf", "llama2_70b_lora": "llama2-70b-lora"}
+    assert all(slug in PRESETS for slug in MLPERF_BENCHMARKS.values())
     assert PRESETS["llama2-70b-lora"].config.frozen
     assert PRESETS["gpt3-175b-mlperf"].defaults["batch"] == 1536
