@@ -170,7 +170,15 @@ def _changed(preset: Preset | None, config: TransformerConfig) -> dict[str, tupl
     if preset is None:
         return {}
     ours, theirs = _config(config), _config(preset.config)
-    return {name: (theirs[name], ours[name]) for name in ours if ours[name] != theirs[name]}
+    # Figures derived from others (an expert's MLP from ffn_hidden, attention weights from the
+    # heads) change with them; only their own given values count as changed.
+    derived = ("expert_ffn_hidden", "attention_parameters")
+    same = {n for n in derived if getattr(config, n) == getattr(preset.config, n)}
+    return {
+        name: (theirs[name], ours[name])
+        for name in ours
+        if ours[name] != theirs[name] and name not in same
+    }
 
 
 def _named(preset: Preset | None, changed: dict[str, tuple[Any, Any]]) -> str:

@@ -108,8 +108,9 @@ def test_it_answers_the_documented_json_shape_for_a_transformer(client, survey):
     assert set(sensitivity) == {"best", "best_layout", "factors", "terms", "note"}
     assert sensitivity["best"] == "3d"
     layout = best["layout"]
+    cp = f" × cp {layout['cp']}" if layout["cp"] > 1 else ""
     assert sensitivity["best_layout"] == (
-        f"dp {layout['dp']} × tp {layout['tp']} × pp {layout['pp']} × cp {layout['cp']}"
+        f"dp {layout['dp']} × tp {layout['tp']} × pp {layout['pp']}{cp}"
     )
     assert sensitivity["factors"] == [2.0, 0.5]
     assert set(best["memory_per_node"]) == {
