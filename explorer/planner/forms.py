@@ -44,6 +44,7 @@ JOINT_BOUNDS = {
     "micro_batch_size": "at most `batch`",
     "pp": "at most the transformer's layers",
     "tp": "at most `devices_per_node`",
+    "cp": "divides P; 2·cp divides the sequence length (Megatron-Core's balanced chunks)",
 }
 
 

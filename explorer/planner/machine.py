@@ -94,10 +94,15 @@ TRANSFORMER_BOUNDS = (
     Bound("experts", int, 1, 4096, "experts per mixture-of-experts layer (1: dense)"),
     Bound("top_k", int, 1, 64, "experts each token is routed to"),
     Bound("expert_interval", int, 1, 64, "every how many layers an MoE layer"),
+    Bound("shared_experts", int, 0, 64, "shared experts every token goes through (MoE)"),
+    Bound("dense_layers", int, 0, 1024, "first layers with a dense MLP (MoE)"),
+    Bound("expert_ffn_hidden", int, 1, 1_000_000, "an expert's MLP hidden size (default ffn)"),
+    Bound("lora_rank", int, 0, 65536, "LoRA adapters' rank on qkv and o (0: full training)"),
     Bound("micro_batch_size", int, 1, 65536, "micro-batch size b (sequences)"),
     Bound("tp", int, 1, MAX_P, "tensor-parallel size (pins the layout)"),
     Bound("pp", int, 1, MAX_P, "pipeline stages (pins the layout)"),
     Bound("dp", int, 1, MAX_P, "data-parallel size (pins the layout)"),
+    Bound("cp", int, 1, MAX_P, "context-parallel size: the sequence split (pins the layout)"),
     Bound("zero", int, 0, 3, "ZeRO stage of the data-parallel groups (0: none)"),
     Bound("tokens", float, 1e6, 1e15, "training tokens (time to train)", "tokens"),
 )
@@ -233,11 +238,16 @@ class Inputs:
     experts: int | None = None
     top_k: int | None = None
     expert_interval: int | None = None
+    shared_experts: int | None = None
+    dense_layers: int | None = None
+    expert_ffn_hidden: int | None = None
+    lora_rank: int | None = None
     gated: bool | None = None  # a gated (SwiGLU) MLP; None: the preset's (a custom one: not)
     micro_batch_size: int = 1
     tp: int | None = None
     pp: int | None = None
     dp: int | None = None
+    cp: int | None = None  # None: searched (1 or more where the sequence splits)
     zero: int = 1
     tokens: float | None = None
 
@@ -500,7 +510,7 @@ def _check_relations(inputs: Inputs) -> None:
             "a micro-batch holds at least one sample",
             "micro_batches",
         )
-    for name in ("tp", "pp", "dp"):
+    for name in ("tp", "pp", "dp", "cp"):
         if (getattr(inputs, name) or 1) > inputs.P:
             raise PlannerInputError(f"{name} must be at most P ({inputs.P})", name)
     tp, node = inputs.tp, inputs.devices_per_node
@@ -510,9 +520,11 @@ def _check_relations(inputs: Inputs) -> None:
             "inside one node",
             "tp",
         )
+    if inputs.cp and inputs.P % inputs.cp:
+        raise PlannerInputError(f"cp ({inputs.cp}) must divide P ({inputs.P})", "cp")
     pinned = [getattr(inputs, name) for name in ("tp", "pp", "dp")]
-    if all(pinned) and pinned[0] * pinned[1] * pinned[2] != inputs.P:
-        raise PlannerInputError(f"tp·pp·dp must equal P ({inputs.P}): got {pinned}")
+    if all(pinned) and pinned[0] * pinned[1] * pinned[2] * (inputs.cp or 1) != inputs.P:
+        raise PlannerInputError(f"tp·cp·pp·dp must equal P ({inputs.P}): got {pinned}")
     messages = inputs.sizes.messages
     if inputs.bits is not None and inputs.bits > 8 * messages:
         raise PlannerInputError(

@@ -15,7 +15,7 @@ import numpy as np
 
 from .formulas import Formulas, evaluate
 from .networks import LayerCosts, Network
-from .transformer import TransformerConfig, flops_values, parameter_parts
+from .transformer import TransformerConfig, adapter_layer, flops_values, parameter_parts
 
 LAYER_TABLE = "layer-table"  # the kinds of network, each with its strategies in the registry
 TRANSFORMER = "transformer"
@@ -76,17 +76,19 @@ def from_layer_table(network: Network, costs: LayerCosts) -> NetworkModel:
 
 
 def _moe_blocks(config: TransformerConfig) -> np.ndarray:
-    """Which blocks are mixture-of-experts layers: every expert_interval-th."""
+    """Which blocks are mixture-of-experts layers: every expert_interval-th after the first
+    dense_layers."""
     is_moe = np.zeros(config.layers, bool)
     if config.moe_layers:
-        is_moe[config.expert_interval - 1 :: config.expert_interval] = True
+        first = config.dense_layers + config.expert_interval - 1
+        is_moe[first :: config.expert_interval] = True
     return is_moe
 
 
 def _block_parameters(config: TransformerConfig, active: bool) -> np.ndarray:
     """Each block's parameters: attention and norms, and a dense MLP or the experts with their
-    router. `active`: those a token's matrix products go through (the FLOPs formula's p: no
-    norms, top_k of the experts)."""
+    router (and the shared experts). `active`: those a token's matrix products go through (the
+    FLOPs formula's p: no norms, top_k of the routed experts, no LoRA adapter)."""
     parts = parameter_parts(config)
     layers, moe = config.layers, config.moe_layers
     final_norm = (2 if config.bias else 1) * config.hidden
@@ -95,7 +97,10 @@ def _block_parameters(config: TransformerConfig, active: bool) -> np.ndarray:
     experts = parts["experts"] / max(moe, 1)
     if active:
         experts = experts / config.experts * config.top_k
-    return parts["attention"] / layers + norms + np.where(_moe_blocks(config), experts, mlp)
+    experts = experts + parts.get("shared_experts", 0.0) / max(moe, 1)
+    adapters = 0.0 if active else parts.get("adapters", 0.0) / layers
+    block = parts["attention"] / layers + norms + adapters
+    return block + np.where(_moe_blocks(config), experts, mlp)
 
 
 def _kept_per_sample(config: TransformerConfig, recompute: str, formulas: Formulas) -> float:
@@ -118,9 +123,17 @@ def from_transformer(
     record = formulas["transformer.flops"]
     values = flops_values(config, batch, recompute)
     block_values = values | {"l": 1.0, "V": 0.0, "p": _block_parameters(config, active=True)}
+    if config.frozen:  # LoRA (FROZEN_BASE): no weight gradient of the base's matrices
+        block_values["m"] -= 1.0
     all_passes = evaluate(record, block_values) * np.ones(config.layers)
     one_pass = evaluate(record, block_values | {"m": 1.0, "n": 1.0}) * np.ones(config.layers)
     output = float(evaluate(record, values | {"l": 0.0}))
+    if config.frozen:  # the adapters train in every pass: 2·B·s·p_a per pass, m passes
+        adapter = 2.0 * values["B"] * values["s"] * adapter_layer(config)
+        all_passes = all_passes + adapter * values["m"]
+        one_pass = one_pass + adapter
+        output = output * 2 / 3  # the frozen output layer: forward and its input gradient
+    forward_output = output / (2 if config.frozen else 3)
     between = float(config.seq_len) * config.hidden  # one sample's values between blocks
     kept = _kept_per_sample(config, recompute, formulas)
     return NetworkModel(
@@ -133,8 +146,8 @@ def from_transformer(
                 [(2 if config.bias else 1) * config.hidden],  # the final norm
             ]
         ),
-        forward_flops=np.concatenate([[0.0], one_pass, [output / 3]]),
-        backward_flops=np.concatenate([[0.0], all_passes - one_pass, [output * 2 / 3]]),
+        forward_flops=np.concatenate([[0.0], one_pass, [forward_output]]),
+        backward_flops=np.concatenate([[0.0], all_passes - one_pass, [output - forward_output]]),
         activations=np.concatenate([[between], np.full(config.layers, kept), [0.0]]),
         exchanged=np.concatenate([[between], np.full(config.layers, between), [0.0]]),
     )

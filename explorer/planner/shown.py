@@ -82,6 +82,10 @@ def transformer_context(document: dict[str, Any]) -> dict[str, Any]:
         {"name": name, "value": number(value), "source": sources.get(name, "")}
         for name, value in network["config"].items()
         if not isinstance(value, bool)
+    ] + [
+        {"name": name, "value": "—", "source": source}
+        for name, source in sources.items()
+        if name not in network["config"]
     ]
     return {
         "plan": document,

@@ -8,8 +8,11 @@ it was read when no stored source shows it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
+
+from .transformer_config import Preset, TransformerConfig, _unconfirmed
+from .transformer_mlperf import PRESETS as MLPERF_PRESETS
 
 # Megatron-LM's 2021 paper (Narayanan et al., SC21, arXiv 2104.04473), its FLOPs formula.
 MEGATRON_2021 = "https://arxiv.org/abs/2104.04473"
@@ -66,65 +69,6 @@ def _llama31_ffn(multiplier: str, multiple_of: int) -> str:
 DEEPSPEED_MOE = (
     "https://github.com/microsoft/DeepSpeed/blob/master/docs/_posts/2021-12-09-deepspeed-moe-nlg.md"
 )
-
-
-@dataclass(frozen=True)
-class TransformerConfig:
-    """A transformer's shape. `experts` > 1 makes every `expert_interval`-th layer a
-    mixture-of-experts layer (each token routed to `top_k` of the experts)."""
-
-    layers: int
-    hidden: int
-    heads: int
-    seq_len: int
-    vocab: int
-    ffn_hidden: int = 0  # 0: 4·hidden
-    kv_heads: int = 0  # 0: heads (no grouped-query attention)
-    experts: int = 1
-    top_k: int = 1
-    expert_interval: int = 1
-    gated: bool = False  # SwiGLU: three matrices in the MLP instead of two
-    bias: bool = True  # biases in the linear layers and LayerNorm (not RMSNorm)
-    tied: bool = True  # the output layer shares the input embedding
-    learned_positions: bool = True
-    encoder_extras: bool = False  # BERT: token types, embedding LayerNorm and pooler
-
-    @property
-    def ffn(self) -> int:
-        return self.ffn_hidden or 4 * self.hidden
-
-    @property
-    def kv(self) -> int:
-        return self.kv_heads or self.heads
-
-    @property
-    def head_dim(self) -> float:
-        return self.hidden / self.heads
-
-    @property
-    def moe_layers(self) -> int:
-        return self.layers // self.expert_interval if self.experts > 1 else 0
-
-
-@dataclass(frozen=True)
-class Preset:
-    slug: str
-    name: str
-    config: TransformerConfig
-    work: str  # BibTeX key in the catalogue, or "" when the paper is not a work of ours
-    paper_url: str
-    parameters_stated: float
-    parameters_text: str
-    parameters_source: str
-    parameters_rounding: float = 0.0  # the stated figure's half unit of its last digit, relative
-    sources: dict[str, str] = field(default_factory=dict)  # config figure -> URL or status
-    defaults: dict[str, Any] = field(default_factory=dict)  # training inputs the paper states
-    defaults_sources: dict[str, str] = field(default_factory=dict)
-    paper_figures: dict[str, Any] = field(default_factory=dict)  # e.g. time to train
-
-
-def _unconfirmed(where: str) -> str:
-    return f"unconfirmed: {where}"
 
 
 BERT = TransformerConfig(24, 1024, 16, 512, 30522, encoder_extras=True)
@@ -370,6 +314,7 @@ PRESETS: dict[str, Preset] = {
                 "batch": _unconfirmed("256 sequences, an example value"),
             },
         ),
+        *MLPERF_PRESETS,
     )
 }
 
@@ -387,6 +332,10 @@ CONFIG_INPUTS = (
     "experts",
     "top_k",
     "expert_interval",
+    "shared_experts",
+    "dense_layers",
+    "expert_ffn_hidden",
+    "lora_rank",
 )
 CUSTOM_DEFAULT = GPT2_XL  # `network=transformer` without sizes: GPT-2 XL's shape
 
@@ -407,60 +356,119 @@ def config_for(network: str, given: dict[str, Any]) -> TransformerConfig:
     return replace(base, **changes)
 
 
-def check(config: TransformerConfig) -> str | None:
-    """Why the configuration cannot be built, or None."""
+def check(config: TransformerConfig) -> tuple[str, str] | None:
+    """Why the configuration cannot be built, with the parameter at fault, or None."""
     if config.hidden % config.heads:
-        return f"hidden ({config.hidden}) must be a multiple of heads ({config.heads})"
+        return f"hidden ({config.hidden}) must be a multiple of heads ({config.heads})", "heads"
     if config.heads % config.kv:
-        return f"heads ({config.heads}) must be a multiple of kv_heads ({config.kv})"
+        return f"heads ({config.heads}) must be a multiple of kv_heads ({config.kv})", "kv_heads"
     if config.top_k > config.experts:
-        return f"top_k ({config.top_k}) must be at most experts ({config.experts})"
+        return f"top_k ({config.top_k}) must be at most experts ({config.experts})", "top_k"
+    if config.dense_layers >= config.layers and config.experts > 1:
+        return (
+            f"dense_layers ({config.dense_layers}) must be fewer than layers ({config.layers}) "
+            "for a mixture of experts",
+            "dense_layers",
+        )
+    if config.experts == 1 and (config.shared_experts or config.dense_layers):
+        name = "shared_experts" if config.shared_experts else "dense_layers"
+        return f"{name} applies to a mixture of experts (experts > 1)", name
+    if config.lora_rank > config.hidden:
+        return f"lora_rank ({config.lora_rank}) must be at most hidden ({config.hidden})", (
+            "lora_rank"
+        )
     return None
 
 
 # Parameters ------------------------------------------------------------------------------------
 
 
-def parameter_parts(config: TransformerConfig) -> dict[str, float]:
-    """Parameters by part: the weights and biases of every matrix, the norms, the embeddings."""
+def attention_layer(config: TransformerConfig) -> float:
+    """One layer's attention weights: q, k, v and the output projection (and their biases), or
+    the configuration's own count (multi-head latent attention's, `mla_attention`)."""
+    if config.attention_parameters:
+        return float(config.attention_parameters)
     h, kv_width = config.hidden, config.kv * config.head_dim
-    attention = 2 * h * h + 2 * h * kv_width + (2 * h + 2 * kv_width if config.bias else 0)
+    return 2 * h * h + 2 * h * kv_width + (2 * h + 2 * kv_width if config.bias else 0)
+
+
+def mla_attention(
+    hidden: int, heads: int, q_rank: int, kv_rank: int, nope: int, rope: int, v: int
+) -> int:
+    """Multi-head latent attention's weights per layer (DeepSeek-V3's inference/model.py MLA):
+    wq_a h·q_rank, q_norm q_rank, wq_b q_rank·heads·(nope + rope), wkv_a h·(kv_rank + rope),
+    kv_norm kv_rank, wkv_b kv_rank·heads·(nope + v), wo heads·v·h."""
+    query = hidden * q_rank + q_rank + q_rank * heads * (nope + rope)
+    key_value = hidden * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v)
+    return query + key_value + heads * v * hidden
+
+
+def adapter_layer(config: TransformerConfig) -> float:
+    """LoRA's trainable values per layer: r·(in + out) for the fused qkv projection (in h, out
+    h + 2·kv width) and the output projection (h to h): r·(4h + 2·kv width)."""
+    if not config.frozen:
+        return 0.0
+    kv_width = config.kv * config.head_dim
+    return float(config.lora_rank * (4 * config.hidden + 2 * kv_width))
+
+
+def _mlp(config: TransformerConfig, ffn: int) -> float:
     matrices = 3 if config.gated else 2
-    mlp = matrices * h * config.ffn + ((config.ffn + h) if config.bias else 0)
+    return matrices * config.hidden * ffn + ((ffn + config.hidden) if config.bias else 0)
+
+
+def parameter_parts(config: TransformerConfig) -> dict[str, float]:
+    """Parameters by part: the weights and biases of every matrix, the norms, the embeddings;
+    `shared_experts` and `adapters` (LoRA's, trainable) only where the configuration has them."""
+    h = config.hidden
     norms = (4 if config.bias else 2) * h
     dense_layers = config.layers - config.moe_layers
-    expert_layer = config.experts * mlp + h * config.experts  # the experts and the router
+    expert = _mlp(config, config.expert_ffn)
+    expert_layer = config.experts * expert + h * config.experts  # the routed experts, the router
     embedding = config.vocab * h * (1 if config.tied else 2)
     positions = config.seq_len * h if config.learned_positions else 0
     final_norm = (2 if config.bias else 1) * h
     extras = (2 * h + 2 * h + h * h + h) if config.encoder_extras else 0
-    return {
-        "attention": config.layers * attention,
-        "mlp": dense_layers * mlp,
+    parts = {
+        "attention": config.layers * attention_layer(config),
+        "mlp": dense_layers * _mlp(config, config.ffn),
         "experts": config.moe_layers * expert_layer,
         "norms": config.layers * norms + final_norm,
         "embedding": embedding + positions + extras,
     }
+    if config.moe_layers and config.shared_experts:
+        parts["shared_experts"] = config.moe_layers * config.shared_experts * expert
+    if config.frozen:
+        parts["adapters"] = config.layers * adapter_layer(config)
+    return parts
 
 
 def parameters(config: TransformerConfig) -> float:
     return float(sum(parameter_parts(config).values()))
 
 
+def trainable_parameters(config: TransformerConfig) -> float:
+    """The parameters that take gradients: LoRA's adapters, or all."""
+    return parameter_parts(config)["adapters"] if config.frozen else parameters(config)
+
+
 def layer_parameters(config: TransformerConfig) -> dict[str, float]:
-    """One layer's parameters: `active` (what one token goes through: top_k experts of a MoE
-    layer, averaged over the layers) and `largest` (the largest layer, all its experts)."""
+    """One layer's parameters: `active` (what one token goes through: the shared and top_k of the
+    routed experts of a MoE layer, averaged over the layers) and `largest` (the largest layer,
+    all its experts)."""
     parts = parameter_parts(config)
-    block = parts["attention"] + parts["mlp"] + parts["experts"] + parts["norms"]
+    shared = parts.get("shared_experts", 0.0)
+    block = parts["attention"] + parts["mlp"] + parts["experts"] + shared + parts["norms"]
     mlp_one = parts["mlp"] / max(config.layers - config.moe_layers, 1)
     if config.moe_layers:
         expert_one = parts["experts"] / config.moe_layers / config.experts
-        active_mlp = parts["mlp"] + config.moe_layers * config.top_k * expert_one
+        active_mlp = parts["mlp"] + config.moe_layers * config.top_k * expert_one + shared
+        moe_one = config.experts * expert_one + shared / config.moe_layers
     else:
-        expert_one, active_mlp = 0.0, parts["mlp"]
+        active_mlp, moe_one = parts["mlp"], 0.0
     attention_one = parts["attention"] / config.layers
     active = (parts["attention"] + active_mlp) / config.layers
-    largest = attention_one + (config.experts * expert_one if config.moe_layers else mlp_one)
+    largest = attention_one + max(moe_one, mlp_one if config.layers > config.moe_layers else 0)
     return {"block": block, "active": active, "largest": largest}
 
 
@@ -490,4 +498,9 @@ def active_parameters(config: TransformerConfig) -> float:
     """Parameters one token goes through: everything but the experts it is not routed to."""
     parts = parameter_parts(config)
     layer = layer_parameters(config)
-    return layer["active"] * config.layers + parts["embedding"] + parts["norms"]
+    return (
+        layer["active"] * config.layers
+        + parts["embedding"]
+        + parts["norms"]
+        + parts.get("adapters", 0.0)
+    )

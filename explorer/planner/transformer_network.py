@@ -16,13 +16,20 @@ from .transformer import (
     Preset,
     TransformerConfig,
     active_parameters,
+    attention_layer,
     flops_values,
     parameter_parts,
     parameters,
+    trainable_parameters,
 )
 
+LORA_NOTE = (
+    " LoRA, the base frozen (lora-frozen-base): the value is 2·B·s·l·(p·(m − 1) + p_a·m) + "
+    "4·B·s²·h·l·n + 4·B·s·h·V, p_a the adapters of a layer; the values shown are the formula's "
+    "for full training. The 6·N·D rule below counts full training."
+)
 NETWORK_DEFAULTS = {
-    slug: preset.defaults | {"recompute": "selective"} for slug, preset in PRESETS.items()
+    slug: {"recompute": "selective"} | preset.defaults for slug, preset in PRESETS.items()
 }
 NETWORK_DEFAULTS[CUSTOM] = {
     "precision": "bf16-mixed",
@@ -59,7 +66,7 @@ def _flops_derivations(
             [record],
             values=values,
             note=f"Recomputation {inputs.recompute}; model FLOPs (no recomputation) "
-            f"{number_text(flops.model)}.",
+            f"{number_text(flops.model)}." + (LORA_NOTE if config.frozen else ""),
         ),
         Derivation(
             "6·N·D rule",
@@ -89,22 +96,40 @@ def _flops_derivations(
     return derivations
 
 
-def _comparison(preset: Preset | None, total: float) -> list[Comparison]:
+def _comparison(preset: Preset | None, config: TransformerConfig) -> list[Comparison]:
     if preset is None:
         return []
-    difference = (total - preset.parameters_stated) / preset.parameters_stated
-    return [
-        {
-            "quantity": "parameters",
-            "computed": total,
-            "paper": preset.parameters_stated,
-            "paper_text": preset.parameters_text,
-            "source": preset.parameters_source,
-            "relative_difference": difference,
-            "within_tolerance": bool(within_tolerance(difference, preset.parameters_rounding)),
-            "reason": "Counted from the configuration with every bias and norm; the paper rounds.",
-        }
-    ]
+    computed = {
+        "parameters": parameters(config),
+        "adapters": trainable_parameters(config),
+        "active_parameters": active_parameters(config),
+    }
+    stated = {
+        "parameters": (preset.parameters_stated, preset.parameters_text, preset.parameters_source)
+    } | preset.counts
+    rows: list[Comparison] = []
+    for quantity, (figure, text, source) in stated.items():
+        ours = computed[quantity]
+        difference = (ours - figure) / figure
+        # The total's stated rounding; an active count stated to whole billions (DeepSeek-V3's
+        # "37B"); a derived count (LoRA's adapters) exact.
+        rounding = {"parameters": preset.parameters_rounding}.get(quantity, 0.0)
+        if quantity == "active_parameters":
+            rounding = 0.5e9 / figure
+        rows.append(
+            {
+                "quantity": quantity,
+                "computed": ours,
+                "paper": figure,
+                "paper_text": text,
+                "source": source,
+                "relative_difference": difference,
+                "within_tolerance": bool(within_tolerance(difference, rounding)),
+                "reason": "Counted from the configuration with every bias and norm; the paper "
+                "rounds.",
+            }
+        )
+    return rows
 
 
 def _config(config: TransformerConfig) -> dict[str, Any]:
@@ -120,6 +145,11 @@ def _config(config: TransformerConfig) -> dict[str, Any]:
         "top_k": config.top_k,
         "expert_interval": config.expert_interval,
         "gated": config.gated,
+        "shared_experts": config.shared_experts,
+        "dense_layers": config.dense_layers,
+        "expert_ffn_hidden": config.expert_ffn,
+        "lora_rank": config.lora_rank,
+        "attention_parameters": attention_layer(config),
     }
 
 
@@ -140,7 +170,15 @@ def _changed(preset: Preset | None, config: TransformerConfig) -> dict[str, tupl
     if preset is None:
         return {}
     ours, theirs = _config(config), _config(preset.config)
-    return {name: (theirs[name], ours[name]) for name in ours if ours[name] != theirs[name]}
+    # Figures derived from others (an expert's MLP from ffn_hidden, attention weights from the
+    # heads) change with them; only their own given values count as changed.
+    derived = ("expert_ffn_hidden", "attention_parameters")
+    same = {n for n in derived if getattr(config, n) == getattr(preset.config, n)}
+    return {
+        name: (theirs[name], ours[name])
+        for name in ours
+        if ours[name] != theirs[name] and name not in same
+    }
 
 
 def _named(preset: Preset | None, changed: dict[str, tuple[Any, Any]]) -> str:
@@ -196,7 +234,8 @@ def network_document(
         "batch": inputs.batch,
         "seq_len": config.seq_len,
         "paper": _paper_of(preset, changed),
-        "comparison": [] if changed else _comparison(preset, total),
+        "comparison": [] if changed else _comparison(preset, config),
+        "trainable_parameters": trainable_parameters(config),
         "tolerance": TOLERANCE,
         "derivations": [d.as_dict() for d in [counted, *derived]],
         "cost_models": [s.reference() for d in derived for s in d.sources],

@@ -52,18 +52,24 @@ def config_of(inputs: Inputs) -> TransformerConfig:
     config = config_for(inputs.network, inputs.query())
     problem = check(config)
     if problem:
-        raise PlannerInputError(problem)
+        raise PlannerInputError(*problem)
     return config
 
 
 def plan(inputs: Inputs, formulas: Formulas) -> Plan:
     check_complete(formulas, TRANSFORMER_ROLES | {"allreduce.ring": ("", "")})
     config = config_of(inputs)
+    if inputs.cp and inputs.cp > 1 and config.seq_len % (2 * inputs.cp):
+        raise PlannerInputError(
+            f"cp ({inputs.cp}) must divide half the sequence length (seq_len {config.seq_len}): "
+            "the sequence is split in 2·cp chunks",
+            "cp",
+        )
     triples = factorisations(inputs, config)
     if not triples:
         raise PlannerInputError(
             f"tp: no layout of P = {inputs.P} with tp at most devices_per_node "
-            f"({inputs.devices_per_node}) matches the pinned tp, pp, dp"
+            f"({inputs.devices_per_node}) matches the pinned tp, pp, dp, cp"
         )
     model, flops = transformer_step(config, inputs.batch, inputs.transformer_recompute, formulas)
     search = evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas, flops)
@@ -179,7 +185,7 @@ def describe(
         for part in ("weights", "gradients", "optimizer_state", "activations", "buffers", "total")
     }
     fits = bool(out["fits"])
-    parts = sources_at(part_sources(layouts, inputs, formulas), index)
+    parts = sources_at(part_sources(layouts, inputs, formulas, config.frozen), index)
     derivations = _derivations(layouts, index, inputs, config, formulas, parts)
     sources = list({id(s): s for d in derivations for s in d.sources}.values())
     unconfirmed = [s.label for s in sources if s.status not in TRUSTED_STATUSES]
@@ -217,14 +223,15 @@ def describe(
         "layout": layout,
         "communication": {
             part: float(out[part])
-            for part in ("tensor", "pipeline", "data", "data_total", "expert")
+            for part in ("tensor", "pipeline", "data", "data_total", "expert", "context")
         },
         "cost_models": [s.reference() for s in sources],
         "unconfirmed": unconfirmed,
         "unconfirmed_numbers": {"unconfirmed": resting, "numbers": len(derivations)},
         "unconfirmed_parts": _unconfirmed_parts(parts),
         "notes": [
-            f"Layout dp = {layout['dp']}, tp = {layout['tp']}, pp = {layout['pp']} "
+            f"Layout dp = {layout['dp']}, tp = {layout['tp']}, pp = {layout['pp']}, "
+            f"cp = {layout['cp']} "
             f"({layout['schedule']}, {layout['micro_batches']} micro-batches of "
             f"{inputs.micro_batch_size}); ZeRO stage {layout['zero']}; recomputation "
             f"{inputs.recompute}."
@@ -249,7 +256,8 @@ def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Deriva
             f"{number_text(out['hardware_flops'])} / ({inputs.P} · {number_text(inputs.flops)} · "
             f"{number_text(inputs.efficiency)})",
             parts["compute"],
-            note=f"Recomputation {inputs.recompute}.",
+            note=f"Recomputation {inputs.recompute}."
+            + (" LoRA: the base frozen (lora-frozen-base)." if config.frozen else ""),
         ),
         Derivation(
             "bubble (idle) time",
@@ -279,6 +287,17 @@ def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Deriva
         *_data_derivations(out, row, inputs, parts["data"]),
         _memory_derivation(out, inputs, row, formulas),
     ]
+    if row["cp"] > 1:
+        derivations.append(
+            Derivation(
+                "context-parallel communication (ring attention)",
+                float(out["context"]),
+                "s",
+                "layers per stage · m · 3 · (cp − 1) · (L + 2·b·(s/cp)·kv width/t · b_a · G)",
+                f"cp = {row['cp']}, t = {tp}, s/cp = {number_text(config.seq_len / row['cp'])}",
+                parts["context"],
+            )
+        )
     if config.moe_layers:
         derivations.append(
             Derivation(
@@ -354,7 +373,9 @@ def _unconfirmed_parts(parts: dict[str, list]) -> dict[str, list[str]]:
     the unconfirmed sources each rests on."""
     grouped = {
         "compute": parts["compute"],
-        "communication": [s for p in ("tensor", "pipeline", "data", "expert") for s in parts[p]],
+        "communication": [
+            s for p in ("tensor", "pipeline", "data", "expert", "context") for s in parts[p]
+        ],
         "idle": parts["bubble"],
     }
     return {
@@ -370,7 +391,8 @@ def _sensitivity(strategies, search: Layouts, inputs: Inputs, formulas: Formulas
 
     def name(index: int) -> str:
         row = search.row(index)
-        return f"dp {row['dp']} × tp {row['tp']} × pp {row['pp']}"
+        cp = f" × cp {row['cp']}" if row["cp"] > 1 else ""
+        return f"dp {row['dp']} × tp {row['tp']} × pp {row['pp']}{cp}"
 
     return with_layouts(sensitivity(strategies), steps, uses, search.out["fits"], name)
 

@@ -54,11 +54,12 @@ FIELD_GROUPS = (
     (
         "Transformer (after the survey; empty: the preset's)",
         ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len", "vocab")
-        + ("experts", "top_k", "expert_interval"),
+        + ("experts", "top_k", "expert_interval", "shared_experts", "dense_layers")
+        + ("expert_ffn_hidden", "lora_rank"),
     ),
     (
         "Layout and time to train (empty: searched)",
-        ("tp", "pp", "dp", "micro_batch_size", "zero", "tokens"),
+        ("tp", "pp", "dp", "cp", "micro_batch_size", "zero", "tokens"),
     ),
 )
 

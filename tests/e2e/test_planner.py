@@ -60,7 +60,7 @@ def test_it_takes_overlap_recomputation_and_a_two_level_network(page, live_surve
 
 def test_it_ranks_the_layouts_of_a_transformer_preset(page, live_survey):
     page.goto(f"{live_survey.url}/planner/")
-    page.click("#transformer-presets a:has-text('GPT-3 175B')")
+    page.click("#transformer-presets a:has-text('GPT-3 175B (Brown')")
     expect(page).to_have_url(re.compile(r"network=gpt3-175b.*machine=a100-cluster"))
     expect(page.locator("#strategies h2")).to_contain_text("GPT-3 175B")
     expect(page.locator('#ranked tr[data-strategy="3d"]')).to_contain_text("days")
@@ -79,3 +79,28 @@ def test_it_builds_the_machine_of_a_catalogue_device(page, live_survey):
     expect(page).to_have_url(re.compile(r"device=h100-sxm"))
     expect(page.locator("#machine")).to_contain_text("device: NVIDIA H100")
     expect(page.locator("#machine")).to_contain_text("mlcommons")
+
+
+def test_it_plans_mlperfs_lora_fine_tuning_with_a_frozen_base(page, live_survey):
+    page.goto(f"{live_survey.url}/planner/")
+    page.click("#transformer-presets a:has-text('Llama 2 70B with LoRA')")
+    expect(page).to_have_url(re.compile(r"network=llama2-70b-lora"))
+    expect(page.locator("#comparison")).to_contain_text("adapters")
+    expect(page.locator("#comparison")).to_contain_text("44,564,480")
+    expect(page.locator("#configuration")).to_contain_text("lora_rank")
+    expect(page.locator('#ranked tr[data-strategy="3d"]')).to_contain_text("dp 8")
+    expect(page.locator("#network")).to_contain_text("LoRA, the base frozen")
+
+
+def test_it_splits_the_sequence_with_context_parallelism(page, live_survey):
+    page.goto(f"{live_survey.url}/planner/?network=llama2-70b-lora&machine=a100-cluster")
+    page.fill("input[name=P]", "64")
+    page.fill("input[name=batch]", "64")
+    page.fill("input[name=cp]", "2")
+    page.click("button:has-text('Plan')")
+    expect(page).to_have_url(re.compile(r"cp=2"))
+    expect(page.locator('#ranked tr[data-strategy="3d"]')).to_contain_text("× cp 2")
+    expect(page.locator("#layout-table")).to_contain_text("cp")
+    page.fill("input[name=cp]", "3")
+    page.click("button:has-text('Plan')")
+    expect(page.locator("body")).to_contain_text("cp (3) must divide P (64)")

@@ -80,6 +80,13 @@ PLANNER_QUERIES = (
     f"{A100}&network=llama3.1-8b&device=h100-sxm&P=64",
     f"{A100}&network=llama3.1-405b&device=h100-sxm&tp=8&pp=16&dp=128&recompute=full",
     f"{A100}&network=llama2-70b&device=h100-sxm&precision=fp8&P=512",
+    # MLPerf's GPT-3 and LoRA presets, DeepSeek-V3, context parallelism, 257 experts.
+    f"{A100}&network=gpt3-175b-mlperf&P=1024",
+    f"{A100}&network=llama2-70b-lora",
+    f"{A100}&network=llama2-70b-lora&P=64&batch=64&cp=2",
+    f"{A100}&network=deepseek-v3",
+    f"{A100}&network=llama3.1-405b&device=h100-sxm&P=16384&seq_len=131072&batch=128",
+    f"{A100}&network=transformer&experts=257&top_k=2&P=256&batch=512",
 )
 RESULTS_QUERIES = ("", "network=resnet-50", "family=data", "network=gpt-3 175B")
 

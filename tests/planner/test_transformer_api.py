@@ -91,7 +91,14 @@ def test_it_answers_the_documented_json_shape_for_a_transformer(client, survey):
     best = document["strategies"][0]
     assert best["slug"] == "3d" and best["rank"] == 1 and best["fits"]
     assert set(best) == STRATEGY_KEYS
-    assert set(best["communication"]) == {"tensor", "pipeline", "data", "data_total", "expert"}
+    assert set(best["communication"]) == {
+        "tensor",
+        "pipeline",
+        "data",
+        "data_total",
+        "expert",
+        "context",
+    }
     # The gradient exchange is overlapped with the last micro-batch's backward pass.
     assert best["exposed_communication_time"] == best["communication_time"]
     assert best["communication_time"] < best["total_communication_time"]
@@ -103,8 +110,9 @@ def test_it_answers_the_documented_json_shape_for_a_transformer(client, survey):
     assert set(sensitivity) == {"best", "best_layout", "factors", "terms", "note"}
     assert sensitivity["best"] == "3d"
     layout = best["layout"]
-    assert (
-        sensitivity["best_layout"] == f"dp {layout['dp']} × tp {layout['tp']} × pp {layout['pp']}"
+    cp = f" × cp {layout['cp']}" if layout["cp"] > 1 else ""
+    assert sensitivity["best_layout"] == (
+        f"dp {layout['dp']} × tp {layout['tp']} × pp {layout['pp']}{cp}"
     )
     assert sensitivity["factors"] == [2.0, 0.5]
     assert set(best["memory_per_node"]) == {
@@ -146,7 +154,10 @@ def test_a_pinned_layout_is_the_only_one(client, survey):
 @pytest.mark.parametrize(
     ("query", "errors"),
     [
-        ("&tp=8&pp=8&dp=8", {"non_field_errors": ["tp·pp·dp must equal P (1024): got [8, 8, 8]"]}),
+        (
+            "&tp=8&pp=8&dp=8",
+            {"non_field_errors": ["tp·cp·pp·dp must equal P (1024): got [8, 8, 8]"]},
+        ),
         ("&recompute=some", None),
         ("&layers=0", None),
     ],
@@ -208,7 +219,7 @@ def test_the_api_searches_the_layouts_of_65536_devices(client, survey):
     document = client.get(f"/api/planner/?{query}").json()
     assert document["inputs"]["P"] == 65536 and document["layouts"]["evaluated"] > 20
     best = document["layouts"]["rows"][0]
-    assert best["rank"] == 1 and best["tp"] * best["pp"] * best["dp"] == 65536
+    assert best["rank"] == 1 and best["tp"] * best["pp"] * best["dp"] * best["cp"] == 65536
     assert client.get(f"/api/planner/?{query}&P=65537").status_code == 400
 
 
@@ -220,7 +231,7 @@ def test_the_form_may_send_every_choice_over_a_presets_defaults(client, survey):
 def test_a_pinned_pipeline_may_have_uneven_stages_paced_by_the_most_loaded(client, survey):
     # 126 layers on 16 stages (Llama 3 405B's split): stages of 8 and 7 layers; the step waits
     # for a stage of 8, so compute is that of 128 layers' share; 2 stages of 63 are even.
-    shape = "network=transformer&layers=126&hidden=2048&heads=16&P=64&batch=64&tp=1"
+    shape = "network=transformer&layers=126&hidden=2048&heads=16&P=64&batch=64&tp=1&cp=1"
     uneven = client.get(f"/api/planner/?{shape}&pp=16").json()["layouts"]["rows"][0]
     even = client.get(f"/api/planner/?{shape}&pp=2").json()["layouts"]["rows"][0]
     assert (uneven["pp"], uneven["dp"], uneven["rank"]) == (16, 4, 1)

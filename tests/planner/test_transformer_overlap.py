@@ -122,7 +122,8 @@ def test_the_sensitivity_names_the_best_strategy_and_layout_for_each_unconfirmed
     result = document["sensitivity"]
     best = by_slug(document)["3d"]["layout"]
     assert result["best"] == document["strategies"][0]["slug"]
-    assert result["best_layout"] == f"dp {best['dp']} × tp {best['tp']} × pp {best['pp']}"
+    cp = f" × cp {best['cp']}" if best["cp"] > 1 else ""
+    assert result["best_layout"] == f"dp {best['dp']} × tp {best['tp']} × pp {best['pp']}{cp}"
     assert set(result["terms"][0]) == {
         "term",
         "parts",

@@ -12,12 +12,14 @@ from ..strategies.base import NO_OVERLAP as NO_DATA_OVERLAP
 from ..strategies.base import POINT_TO_POINT
 from ..strategies.exchange import HIERARCHICAL, OVERLAP
 from .exchange import LAST_MICRO_BATCH, ZERO3_GATHER
-from .space import NO_OVERLAP, PLACEMENT, Layouts
+from .space import FROZEN_BASE, NO_OVERLAP, PLACEMENT, RING_ATTENTION, Layouts
 
 Parts = dict[str, list[tuple[Source, np.ndarray]]]
 
 
-def part_sources(layouts: Layouts, inputs: Inputs, formulas: Formulas) -> Parts:
+def part_sources(
+    layouts: Layouts, inputs: Inputs, formulas: Formulas, frozen: bool = False
+) -> Parts:
     """What each part of each layout's step (STEP_ARRAYS) rests on: (source, the layouts whose
     part uses it). The derivations cite them; the sensitivity scales a part where it uses a term."""
     out, tp, pp, dp = layouts.out, layouts.tp, layouts.pp, layouts.dp
@@ -26,7 +28,8 @@ def part_sources(layouts: Layouts, inputs: Inputs, formulas: Formulas) -> Parts:
     expert = out["expert_parallel"] > 1
     overlap = data & inputs.overlap
     return {
-        "compute": [(flops, np.ones(len(layouts), bool))],
+        "compute": [(flops, np.ones(len(layouts), bool))]
+        + ([(FROZEN_BASE, np.ones(len(layouts), bool))] if frozen else []),
         "bubble": [(flops, pipeline), (formulas["pipeline.bubble_1f1b"], pipeline)],
         "tensor": [
             (formulas["tensor.values"], tensor),
@@ -50,6 +53,7 @@ def part_sources(layouts: Layouts, inputs: Inputs, formulas: Formulas) -> Parts:
             (formulas["expert.all_to_all"], expert),
             (NO_OVERLAP, expert),
         ],
+        "context": [(RING_ATTENTION, layouts.cp > 1), (PLACEMENT, layouts.cp > 1)],
     }
 
 

@@ -53,8 +53,42 @@ NO_OVERLAP = Assumption(
     "Pessimistic: Megatron-LM can overlap parts of these exchanges with computation; not "
     "modelled. The data-parallel gradient exchange is overlapped (unless overlap=false).",
 )
+MEGATRON_CP = (
+    "https://github.com/NVIDIA/Megatron-LM/blob/d98e8a64ddf34856e74b24714e3bedb2f5a39553/"
+    "docs/user-guide/features/context_parallel.md"
+)
+RING_ATTENTION = Assumption(
+    "ring-attention",
+    "Context parallelism: each device's K/V chunk goes round a ring of cp devices, three times "
+    "per layer and micro-batch, not overlapped",
+    "3 · (cp − 1) · (L + 2·b·(s/cp)·kv width/t · b_a · G) per layer and micro-batch",
+    "Megatron-Core's context parallelism splits every activation along the sequence over cp "
+    "devices (activation memory divided by cp; devices = TP × CP × PP × DP) and gathers the "
+    "keys and values of the whole sequence for attention: an all-gather forward, again "
+    "backward, and a reduce-scatter of their gradients, each as point-to-point messages in a "
+    f"ring ({MEGATRON_CP}; after Ring Attention, Liu et al., https://arxiv.org/abs/2310.01889). "
+    "Its hops use the intra-node link while t·cp devices fit in one node, else the link between "
+    "nodes. Pessimistic: Megatron-Core overlaps the ring with the attention kernels. The search "
+    "tries cp up to 16 where 2·cp divides s (its chunks balance causal attention) and s/cp is "
+    "at least 4,096 tokens (our bound, not sourced: short chunks' slower kernels are not "
+    "priced); a pinned cp may go beyond both.",
+)
+FROZEN_BASE = Assumption(
+    "lora-frozen-base",
+    "LoRA: the base's weights frozen; only the rank-r adapters take gradients and optimizer "
+    "state, and only their gradients are exchanged",
+    "FLOPs = 2·B·s·l·(p·(m − 1) + p_a·m) + 4·B·s²·h·l·n + 4·B·s·h·V",
+    "Hu et al., LoRA (https://arxiv.org/abs/2106.09685): W₀ frozen, ΔW = B·A trained. The "
+    "forward runs in full, the backward computes the activations' gradients through every frozen "
+    "matrix (its input gradient, 2 FLOPs per weight and token) but no weight gradient (one pass "
+    "fewer: m − 1), the adapters p_a per layer (r·(4h + 2·kv width) on qkv and o, MLPerf's "
+    "targets) train in all m passes, the frozen output layer takes 4·B·s·h·V (no weight "
+    "gradient). Memory: the base's weights at b_w bytes, gradients and optimizer state for the "
+    "adapters only; ZeRO-3 gathers the frozen weights (half an allreduce of them, exposed). "
+    "The adapters' activations are not counted.",
+)
 # The arrays of `Layouts.out` that add up to a step, each a part the sensitivity may scale.
-STEP_ARRAYS = ("compute", "bubble", "tensor", "pipeline", "data", "expert")
+STEP_ARRAYS = ("compute", "bubble", "tensor", "pipeline", "data", "expert", "context")
 
 
 @dataclass
@@ -68,6 +102,7 @@ class Layouts:
     sequence: np.ndarray  # bool: sequence parallelism
     zero: np.ndarray  # ZeRO stage
     gpipe: np.ndarray  # bool: GPipe's schedule (all micro-batches in flight)
+    cp: np.ndarray  # context parallelism: the sequence split over cp devices
     out: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -78,6 +113,7 @@ class Layouts:
             "tp": int(self.tp[index]),
             "pp": int(self.pp[index]),
             "dp": int(self.dp[index]),
+            "cp": int(self.cp[index]),
             "chunks": int(self.v[index]),
             "sequence_parallel": bool(self.sequence[index]),
             "zero": int(self.zero[index]),
@@ -92,36 +128,61 @@ def divisors(n: int) -> list[int]:
     return sorted(set(small + [n // d for d in small]))
 
 
-def factorisations(inputs: Inputs, config: TransformerConfig) -> list[tuple[int, int, int]]:
-    """Every (tp, pp, dp) with tp·pp·dp = P and tp within a node, honouring pinned values. A
-    tensor group divides the node's devices (tp = 3 or 6 on 8-GPU nodes would put a group
+# The search's bounds on context parallelism (a pinned cp may go beyond them): cp up to 16 (Llama
+# 3 405B ran cp = 16 for its 128K-token sequences, arXiv 2407.21783 §3.3.2, recalled, not read
+# here), and at least 4,096 tokens of the sequence on each device: our choice, not sourced; the
+# step model prices no kernel made short by a short chunk, which would otherwise make cp look
+# free on short sequences.
+SEARCHED_CP = 16
+SHORTEST_CHUNK = 4096
+
+
+def context_sizes(inputs: Inputs, config: TransformerConfig, rest: int) -> list[int]:
+    """The context-parallel sizes to try within `rest` devices: the pinned one, else 1 and every
+    cp up to SEARCHED_CP dividing `rest` whose 2·cp chunks divide the sequence (Megatron-Core
+    splits it in 2·cp chunks to balance causal attention) leaving SHORTEST_CHUNK tokens or more
+    on each device."""
+    if inputs.cp:
+        return [inputs.cp] if rest % inputs.cp == 0 else []
+    s = config.seq_len
+    return [
+        cp
+        for cp in divisors(rest)
+        if cp == 1 or (cp <= SEARCHED_CP and s % (2 * cp) == 0 and s // cp >= SHORTEST_CHUNK)
+    ]
+
+
+def factorisations(inputs: Inputs, config: TransformerConfig) -> list[tuple[int, int, int, int]]:
+    """Every (tp, pp, dp, cp) with tp·cp·pp·dp = P and tp within a node, honouring pinned values.
+    A tensor group divides the node's devices (tp = 3 or 6 on 8-GPU nodes would put a group
     across two nodes, whose allreduces the intra-node link does not carry)."""
     p = inputs.P
     found = []
     for tp in divisors(p):
         if inputs.devices_per_node % tp or (inputs.tp and tp != inputs.tp):
             continue
-        for pp in divisors(p // tp):
-            dp = p // (tp * pp)
-            if (inputs.pp and pp != inputs.pp) or (inputs.dp and dp != inputs.dp):
-                continue
-            if pp > config.layers:
-                continue
-            found.append((tp, pp, dp))
+        for cp in context_sizes(inputs, config, p // tp):
+            for pp in divisors(p // (tp * cp)):
+                dp = p // (tp * cp * pp)
+                if (inputs.pp and pp != inputs.pp) or (inputs.dp and dp != inputs.dp):
+                    continue
+                if pp > config.layers:
+                    continue
+                found.append((tp, pp, dp, cp))
     return found
 
 
 def candidates(
     inputs: Inputs,
     config: TransformerConfig,
-    triples: list[tuple[int, int, int]],
+    triples: list[tuple[int, int, int, int]],
     sequence: bool = True,
     zero: int | None = None,
     chunks: int | None = None,
     gpipe: bool = False,
 ) -> Layouts:
     n = len(triples)
-    arr = np.array(triples, dtype=float).reshape(n, 3)
+    arr = np.array(triples, dtype=float).reshape(n, 4)
     return Layouts(
         tp=arr[:, 0],
         pp=arr[:, 1],
@@ -130,6 +191,7 @@ def candidates(
         sequence=np.full(n, sequence) & (arr[:, 0] > 1),
         zero=np.full(n, float(inputs.zero if zero is None else zero)),
         gpipe=np.full(n, gpipe),
+        cp=arr[:, 3],
     )
 
 

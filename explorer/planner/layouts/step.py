@@ -15,6 +15,7 @@ The model of one step (each step a catalogue formula or a shown assumption):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ from ..formulas import Formulas, evaluate
 from ..machine import Inputs
 from ..network_model import StepFlops
 from ..transformer import PASSES, TransformerConfig, layer_parameters, parameter_parts
-from .exchange import DataExchange, between_nodes, data_exchange, ring
+from .exchange import DataExchange, between_nodes, data_exchange, ring, two_level
 from .space import Layouts
 
 
@@ -38,6 +39,7 @@ class _Shape:
     b: float  # micro-batch size (sequences)
     s: float
     h: float
+    local: np.ndarray  # tokens of a sequence on one device: s / cp
     micro: np.ndarray  # micro-batches per data-parallel replica
     per_stage: np.ndarray  # layers of the most loaded pipeline stage
     imbalance: np.ndarray  # its layers over the mean stage's (1: even stages)
@@ -65,7 +67,10 @@ def _shape(layouts: Layouts, inputs: Inputs, config: TransformerConfig, formulas
     layouts.v = np.where(interleave_ok & ~layouts.gpipe, v, 1.0)
     micro = np.maximum(np.floor(micro), 1.0)
     s, h = float(config.seq_len), float(config.hidden)
-    return _Shape(layouts, inputs, config, formulas, b, s, h, micro, per_stage, imbalance, reason)
+    local = s / layouts.cp
+    return _Shape(
+        layouts, inputs, config, formulas, b, s, h, local, micro, per_stage, imbalance, reason
+    )
 
 
 def _tensor_and_pipeline(x: _Shape) -> tuple[np.ndarray, np.ndarray]:
@@ -77,12 +82,40 @@ def _tensor_and_pipeline(x: _Shape) -> tuple[np.ndarray, np.ndarray]:
     sizes = inputs.sizes
     allreduced = float(evaluate(x.formulas["tensor.values"], {"b": b, "s": s, "h": h}))
     per_layer = allreduced * (6 if inputs.recompute == "full" else 4) / 4
-    one = ring(x.formulas, tp, b * s * h, inputs.intra_latency, inputs.intra_G, sizes.activations)
+    values = b * x.local * h  # context parallelism: each device's share of the sequence
+    one = ring(x.formulas, tp, values, inputs.intra_latency, inputs.intra_G, sizes.activations)
     tensor = x.per_stage * x.micro * (per_layer / (b * s * h)) * one
-    message = b * s * h * sizes.activations / np.where(layouts.sequence, tp, 1.0)
+    message = values * sizes.activations / np.where(layouts.sequence, tp, 1.0)
     latency, per_byte = between_nodes(inputs)
     pipeline = np.where(pp > 1, 2 * x.micro * layouts.v * (latency + message * per_byte), 0.0)
     return tensor, pipeline
+
+
+def _context(x: _Shape) -> np.ndarray:
+    """Context parallelism (RING_ATTENTION): per layer and micro-batch, each device's K and V
+    chunk (2·b·(s/cp)·kv width / t values) passes cp − 1 hops of a ring three times: gathered
+    forward, gathered again and its gradient reduce-scattered backward; inside the node while
+    t·cp devices fit in one, else between nodes; not overlapped."""
+    tp, cp = x.layouts.tp, x.layouts.cp
+    inputs, config = x.inputs, x.config
+    chunk = 2 * x.b * x.local * config.kv * config.head_dim / tp * inputs.sizes.activations
+    latency, per_byte = between_nodes(inputs)
+    inside = tp * cp <= inputs.devices_per_node
+    hop = np.where(
+        inside, inputs.intra_latency + chunk * inputs.intra_G, latency + chunk * per_byte
+    )
+    return np.where(cp > 1, x.per_stage * x.micro * 3 * (cp - 1) * hop, 0.0)
+
+
+def expert_parallel(dp: np.ndarray, experts: int) -> np.ndarray:
+    """The expert-parallel size of each layout: the divisor of dp (an expert group lies within a
+    data-parallel group) that leaves the fewest experts on the most loaded device, the largest
+    on a tie; experts that do not divide (257 on 256 devices) leave ceil(E/ep) on some."""
+    found = {}
+    for d in {int(v) for v in dp}:
+        options = [e for e in range(1, min(d, experts) + 1) if d % e == 0]
+        found[d] = min(options, key=lambda e: (math.ceil(experts / e), -e))
+    return np.array([found[int(v)] for v in dp], dtype=float)
 
 
 @dataclass
@@ -90,6 +123,7 @@ class _States:
     """The model states one device holds and the data-parallel exchange of their gradients."""
 
     on_device: np.ndarray  # parameters per device (the most loaded stage)
+    trainable: np.ndarray  # those of them that take gradients (LoRA: the adapters)
     expert_parallel: np.ndarray
     exchange: DataExchange
     data_total: np.ndarray
@@ -97,33 +131,48 @@ class _States:
 
 
 def _model_states(x: _Shape, compute: np.ndarray) -> _States:
-    """The most loaded stage's parameters, and the gradient allreduce of the data groups."""
+    """The most loaded stage's parameters, and the gradient allreduce of the data groups (dp·cp
+    devices: a context-parallel group holds the same weights). LoRA (FROZEN_BASE): only the
+    adapters' gradients are exchanged."""
     config, inputs, formulas = x.config, x.inputs, x.formulas
-    tp, pp, dp = x.layouts.tp, x.layouts.pp, x.layouts.dp
+    tp, pp, dp, cp = x.layouts.tp, x.layouts.pp, x.layouts.dp, x.layouts.cp
     parts = parameter_parts(config)
-    block = parts["attention"] + parts["mlp"] + parts["norms"]
+    block = parts["attention"] + parts["mlp"] + parts.get("shared_experts", 0.0) + parts["norms"]
     embedding = config.vocab * x.h + (config.seq_len * x.h if config.learned_positions else 0)
     if not config.tied:  # the output layer on the last stage, with the embedding when p = 1
         embedding = np.where(pp == 1, embedding + config.vocab * x.h, embedding)
-    ep = np.gcd(dp.astype(int), config.experts).astype(float) if config.moe_layers else dp * 0 + 1
-    experts = parts["experts"] / (pp * tp * ep)
+    ep = expert_parallel(dp, config.experts) if config.moe_layers else dp * 0 + 1
+    # The most loaded device holds ceil(E/ep) of a layer's routed experts.
+    held = np.ceil(config.experts / ep) / config.experts
+    experts = parts["experts"] * held / (pp * tp)
     on_device = (block / config.layers * x.per_stage + embedding) / tp + experts
+    adapters = parts.get("adapters", 0.0) / config.layers * x.per_stage / tp
     linear = PASSES[inputs.transformer_recompute][0]
     backward = compute / x.micro * (linear - 1) / linear / x.per_stage  # a layer, last micro-batch
+    group = dp * cp
+    if config.frozen:
+        layer_values, outside = adapters / x.per_stage, embedding * 0.0
+    else:
+        layer_values, outside = block / config.layers / tp, embedding / tp
     exchange = data_exchange(
-        formulas, inputs, tp, dp, block / config.layers / tp, x.per_stage, embedding / tp, backward
+        formulas, inputs, tp, group, layer_values, x.per_stage, outside, backward
     )
     latency, per_byte = between_nodes(inputs)
-    expert_gradients = ring(formulas, dp / ep, experts, latency, per_byte, inputs.sizes.messages)
-    expert_gradients = np.where(experts > 0, expert_gradients, 0)
+    expert_gradients = ring(formulas, group / ep, experts, latency, per_byte, inputs.sizes.messages)
+    expert_gradients = np.where((experts > 0) & ~config.frozen, expert_gradients, 0)
     # The experts' gradients go over their own groups (not overlapped); ZeRO-3 gathers the
-    # parameters: half the exchange again, exposed (ZERO3_GATHER).
+    # parameters: half the exchange again, exposed (ZERO3_GATHER); with a frozen base, half an
+    # allreduce of the stage's weights (its gathers).
     total = exchange.total + expert_gradients
     exposed = exchange.exposed + expert_gradients
     stage3 = x.layouts.zero == 3
-    data_total = np.where(stage3, 1.5 * total, total)
-    data = np.where(stage3, exposed + 0.5 * total, exposed)
-    return _States(on_device, ep, exchange, data_total, data)
+    gathered = total
+    if config.frozen:
+        gathered = two_level(formulas, inputs, group, exchange.in_node, on_device)
+    data_total = np.where(stage3, total + 0.5 * gathered, total)
+    data = np.where(stage3, exposed + 0.5 * gathered, exposed)
+    trainable = adapters if config.frozen else on_device
+    return _States(on_device + adapters, trainable, ep, exchange, data_total, data)
 
 
 def _expert(x: _Shape, ep: np.ndarray) -> np.ndarray:
@@ -142,20 +191,33 @@ def _expert(x: _Shape, ep: np.ndarray) -> np.ndarray:
             "L": latency,
             "G": per_byte,
             "gamma": float(x.inputs.sizes.activations),
-            "m": sent / 4 / shard,
+            "m": sent / 4 / shard / x.layouts.cp,
         },
     )
     return np.where(ep > 1, (config.moe_layers / x.layouts.pp) * x.micro * 4 * a2a, 0.0)
 
 
-def _memory(x: _Shape, on_device: np.ndarray) -> dict[str, np.ndarray]:
-    """Bytes per device: the model states (ZeRO-sharded), the activations of the micro-batches
-    in flight, and ZeRO-3's gathered layer."""
+def _expert_imbalance(config: TransformerConfig, ep: np.ndarray) -> np.ndarray:
+    """The compute of the device holding ceil(E/ep) routed experts over the mean (tokens routed
+    evenly over the experts): 1 + f·(ceil(E/ep)·ep/E − 1), f the routed experts' share of the
+    blocks' active weights (the attention core and the logits not counted in f)."""
+    if not config.moe_layers:
+        return np.ones_like(ep)
+    parts = parameter_parts(config)
+    routed = parts["experts"] / config.experts * config.top_k
+    share = routed / (layer_parameters(config)["active"] * config.layers)
+    return 1 + share * (np.ceil(config.experts / ep) * ep / config.experts - 1)
+
+
+def _memory(x: _Shape, states: _States) -> dict[str, np.ndarray]:
+    """Bytes per device: the model states (ZeRO-sharded; a frozen base keeps its weights only),
+    the activations of the micro-batches in flight (the sequence's share: s/cp), and ZeRO-3's
+    gathered layer."""
     layouts, sizes = x.layouts, x.inputs.sizes
-    tp, pp, dp, v, zero = layouts.tp, layouts.pp, layouts.dp, layouts.v, layouts.zero
-    weights = on_device * sizes.weights / np.where(zero >= 3, dp, 1.0)
-    gradients = on_device * sizes.gradients / np.where(zero >= 2, dp, 1.0)
-    optimizer = on_device * sizes.optimizer / np.where(zero >= 1, dp, 1.0)
+    tp, pp, dp, v, zero = layouts.tp, layouts.pp, layouts.dp * layouts.cp, layouts.v, layouts.zero
+    weights = states.on_device * sizes.weights / np.where(zero >= 3, dp, 1.0)
+    gradients = states.trainable * sizes.gradients / np.where(zero >= 2, dp, 1.0)
+    optimizer = states.trainable * sizes.optimizer / np.where(zero >= 1, dp, 1.0)
     activations = activation_array(x.formulas, x.config, x.inputs, x.b, tp, layouts.sequence)
     in_flight = np.where(
         layouts.gpipe,
@@ -163,7 +225,7 @@ def _memory(x: _Shape, on_device: np.ndarray) -> dict[str, np.ndarray]:
         np.where(v > 1, pp * (1 + (pp - 1) / (pp * v)), np.minimum(pp, x.micro)),
     )
     in_flight = np.where(pp > 1, in_flight, 1.0)
-    activations = activations * x.per_stage * in_flight * sizes.activations / 2
+    activations = activations * x.per_stage * in_flight * sizes.activations / 2 / layouts.cp
     largest = layer_parameters(x.config)["largest"] / tp
     buffers = np.where(zero >= 3, largest * (sizes.weights + sizes.gradients), 0.0)
     total = weights + gradients + optimizer + activations + buffers
@@ -195,9 +257,13 @@ def evaluate_layouts(
     bubble = compute * np.where(pp > 1, fraction, 0.0)
     tensor, pipeline = _tensor_and_pipeline(x)
     states = _model_states(x, compute)
+    uneven = _expert_imbalance(config, states.expert_parallel)
+    compute, bubble = compute * uneven, bubble * uneven
     expert = _expert(x, states.expert_parallel)
-    memory = _memory(x, states.on_device)
-    communication = tensor + pipeline + states.data + expert  # exposed: what the step waits for
+    context = _context(x)
+    memory = _memory(x, states)
+    # exposed: what the step waits for
+    communication = tensor + pipeline + states.data + expert + context
     step = compute + bubble + communication
     achieved = model / (step * inputs.P)
     layouts.out = {
@@ -209,6 +275,7 @@ def evaluate_layouts(
         "data": states.data,
         "data_total": states.data_total,
         "expert": expert,
+        "context": context,
         "communication": communication,
         "total_communication": communication - states.data + states.data_total,
         "buckets": states.exchange.buckets,

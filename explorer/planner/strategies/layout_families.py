@@ -27,16 +27,17 @@ class TransformerStrategy:
 
 
 def _pure_data(layouts: Layouts, _: int) -> np.ndarray:
-    return (layouts.tp == 1) & (layouts.pp == 1)
+    return (layouts.tp == 1) & (layouts.pp == 1) & (layouts.cp == 1)
 
 
 def _tensor(layouts: Layouts, devices_per_node: int) -> np.ndarray:
     largest = layouts.tp[(layouts.pp == 1)].max(initial=1)
-    return (layouts.pp == 1) & (layouts.tp == min(largest, devices_per_node)) & (layouts.tp > 1)
+    plain = (layouts.pp == 1) & (layouts.cp == 1)
+    return plain & (layouts.tp == min(largest, devices_per_node)) & (layouts.tp > 1)
 
 
 def _pipeline(layouts: Layouts, _: int) -> np.ndarray:
-    return (layouts.tp == 1) & (layouts.pp > 1)
+    return (layouts.tp == 1) & (layouts.pp > 1) & (layouts.cp == 1)
 
 
 def _everything(layouts: Layouts, _: int) -> np.ndarray:
