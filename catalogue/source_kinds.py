@@ -168,6 +168,16 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/meta-llama/llama-cookbook",
         "github.com/alibaba/EasyParallelLibrary",
         "github.com/sands-lab/grace",
+        # Issue 37, third pass: authors' and co-authors' own repositories and sites.
+        # Marian NMT, whose developers include Heafield and Aji (their gradient-drop option).
+        "github.com/marian-nmt/marian",
+        # Hao Zhang's own site (co-author of TeraPipe and GeePS): its publication list.
+        "github.com/zhisbug/site",
+        # Tao Lin's own site (first author of post-local SGD).
+        "github.com/tlin-taolin/tlin-taolin.github.io",
+        # Google's own frameworks, for papers by Google's authors (PaLM, weight-update sharding).
+        "github.com/google/paxml",
+        "github.com/jax-ml/jax",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
