@@ -178,6 +178,14 @@ REGISTRY: tuple[Entry, ...] = (
         # Google's own frameworks, for papers by Google's authors (PaLM, weight-update sharding).
         "github.com/google/paxml",
         "github.com/jax-ml/jax",
+        # Montreal LISA lab's GroundHog (Cho, Bahdanau, Bengio's neural machine translation code).
+        "github.com/lisa-groundhog/GroundHog",
+        # The DeepSpark authors' own project (Kim, Park, Jang, Yoon).
+        "github.com/deepspark",
+        # Co-author Rendani Mbuvha's own site.
+        "github.com/rendanim/rendanimbuvha.com",
+        # The authors' code for 'On the utility of gradient compression' (Venkataraman's lab).
+        "github.com/uw-mad-dash/GradCompressionUtility",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
