@@ -186,6 +186,12 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/rendanim/rendanimbuvha.com",
         # The authors' code for 'On the utility of gradient compression' (Venkataraman's lab).
         "github.com/uw-mad-dash/GradCompressionUtility",
+        # Intel's Caffe: co-authors Zhang and Mitliagkas's parameter server for Kurth et al.
+        "github.com/intel/caffe",
+        # Co-author Yuncheng Li's asynchronous-SGD code for Lian et al. 2015.
+        "github.com/raingo/caffe-mpi",
+        # The Bagua team's tutorials (Bagua's authors include Lian, Liu and Zhang).
+        "github.com/BaguaSys/tutorials",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
