@@ -218,6 +218,9 @@ REGISTRY: tuple[Entry, ...] = (
         *("github.com/JackonYang/paper-reading", "github.com/Watch-Later/paper-reading-2"),
     ),
     *_entries(SECONDARY, "look-alike of arxiv.org (not arXiv)", "arcxiv.org"),
+    # A third party's text copies of published papers stored on a university's object store:
+    # the .edu rule would make them first-hand; they are a mirror, never the publisher.
+    *_entries(SECONDARY, "a third party's text copy of a paper (mirror)", "object.cloud.sdsc.edu"),
     *_entries(
         SECONDARY,
         "transcription of the survey's reference list (the project's seed page)",
