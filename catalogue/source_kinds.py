@@ -168,6 +168,30 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/meta-llama/llama-cookbook",
         "github.com/alibaba/EasyParallelLibrary",
         "github.com/sands-lab/grace",
+        # Issue 37, third pass: authors' and co-authors' own repositories and sites.
+        # Marian NMT, whose developers include Heafield and Aji (their gradient-drop option).
+        "github.com/marian-nmt/marian",
+        # Hao Zhang's own site (co-author of TeraPipe and GeePS): its publication list.
+        "github.com/zhisbug/site",
+        # Tao Lin's own site (first author of post-local SGD).
+        "github.com/tlin-taolin/tlin-taolin.github.io",
+        # Google's own frameworks, for papers by Google's authors (PaLM, weight-update sharding).
+        "github.com/google/paxml",
+        "github.com/jax-ml/jax",
+        # Montreal LISA lab's GroundHog (Cho, Bahdanau, Bengio's neural machine translation code).
+        "github.com/lisa-groundhog/GroundHog",
+        # The DeepSpark authors' own project (Kim, Park, Jang, Yoon).
+        "github.com/deepspark",
+        # Co-author Rendani Mbuvha's own site.
+        "github.com/rendanim/rendanimbuvha.com",
+        # The authors' code for 'On the utility of gradient compression' (Venkataraman's lab).
+        "github.com/uw-mad-dash/GradCompressionUtility",
+        # Intel's Caffe: co-authors Zhang and Mitliagkas's parameter server for Kurth et al.
+        "github.com/intel/caffe",
+        # Co-author Yuncheng Li's asynchronous-SGD code for Lian et al. 2015.
+        "github.com/raingo/caffe-mpi",
+        # The Bagua team's tutorials (Bagua's authors include Lian, Liu and Zhang).
+        "github.com/BaguaSys/tutorials",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
@@ -194,6 +218,9 @@ REGISTRY: tuple[Entry, ...] = (
         *("github.com/JackonYang/paper-reading", "github.com/Watch-Later/paper-reading-2"),
     ),
     *_entries(SECONDARY, "look-alike of arxiv.org (not arXiv)", "arcxiv.org"),
+    # A third party's text copies of published papers stored on a university's object store:
+    # the .edu rule would make them first-hand; they are a mirror, never the publisher.
+    *_entries(SECONDARY, "a third party's text copy of a paper (mirror)", "object.cloud.sdsc.edu"),
     *_entries(
         SECONDARY,
         "transcription of the survey's reference list (the project's seed page)",

@@ -66,6 +66,10 @@ def test_it_calls_catalogues_and_anthologies_an_index(url):
         ("https://papers.cool/arxiv/1706.02677", "aggregator, summary or mirror"),
         ("https://huggingface.co/papers/1802.09941", "aggregator, summary or mirror"),
         ("https://arcxiv.org/abs/2201.11990", "look-alike of arxiv.org (not arXiv)"),
+        (
+            "https://object.cloud.sdsc.edu/v1/AUTH_x/ml-papers-txt/ICLR/2019/local_sgd.txt",
+            "a third party's text copy of a paper (mirror)",
+        ),
         ("http://120.26.44.124:3004/paper/1", "bare IP address (no publisher)"),
         ("http://[2001:db8::1]/paper", "bare IP address (no publisher)"),
         ("https://never-heard-of.example/paper", "host not classified yet"),
