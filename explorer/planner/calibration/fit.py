@@ -20,7 +20,8 @@ FORMULA = (
     "efficiency(device, family, b) = e(device, family) × (b / b_ref)^β(family), b = samples per "
     "device per step (global batch / accelerators); e = the median over the fitted scores of "
     f"that device and family (at least {MIN_RUNS}) of the needed efficiency × (b_ref / b)^β, "
-    "else over the family on every device, else over every score (β = 0); the needed "
+    "else over the family on every device, else (LoRA, a frozen decoder) the decoder's rows, "
+    "else over every score (β = 0); the needed "
     "efficiency of a score = the planner efficiency at which the planner's samples/s equal the "
     "measured ones (the peak fraction, measured / planner at peak, where communication is "
     "hidden); β = the family's slope of log needed efficiency against log b within each "
@@ -31,6 +32,9 @@ FORMULA = (
     "efficiency; the planner's own default is clipped to 1"
 )
 ANY = "*"
+# LoRA fine-tunes a frozen decoder: until LoRA runs are fitted, its efficiency is the decoder's
+# (its forward and activation-gradient passes are the decoder's kernels).
+PARENT_FAMILY = {"lora": "decoder"}
 
 
 def quantile(values: Sequence[float], q: float) -> float:
@@ -115,11 +119,14 @@ def efficiency_at(row: Mapping[str, Any], per_device_batch: float | None) -> flo
 def lookup(table: Sequence[Mapping[str, Any]], device: str | None, family: str) -> dict[str, Any]:
     """The efficiency for (device, family): the most specific row of the table, and its basis."""
     rows = {(r["device"], r["family"]): r for r in table}
-    for key, basis in (
-        ((device or "", family), "device × family"),
-        ((ANY, family), "family only"),
-        ((ANY, ANY), "all runs"),
-    ):
+    parent = PARENT_FAMILY.get(family)
+    steps = [((device or "", family), "device × family"), ((ANY, family), "family only")]
+    if parent:  # a family with no fitted runs of its own takes its base network's
+        steps += [
+            ((device or "", parent), f"device × {parent} ({family}'s base network)"),
+            ((ANY, parent), f"{parent} only ({family}'s base network)"),
+        ]
+    for key, basis in (*steps, ((ANY, ANY), "all runs")):
         if key in rows:
             return {**rows[key], "basis": basis}
     return {"device": ANY, "family": ANY, "value": 1.0, "runs": 0, "basis": "no fit (peak)"}
