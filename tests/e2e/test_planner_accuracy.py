@@ -16,6 +16,7 @@ from tests.planner import accuracy_testdata
 
 @pytest.fixture
 def measured(live_survey, monkeypatch):
+    calibration.default_efficiency.cache_clear()  # cached per process: none from the TEST data
     monkeypatch.setattr(calibration, "accuracy", accuracy_testdata.document)
     monkeypatch.setattr(accuracy_api, "accuracy", accuracy_testdata.document)
     monkeypatch.setattr(
@@ -29,7 +30,8 @@ def measured(live_survey, monkeypatch):
         ("dgxh100_n8", "gpt3"),
     ]:
         make_mlperf_score("v4.0", benchmark, system)
-    return live_survey
+    yield live_survey
+    calibration.default_efficiency.cache_clear()
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -12,6 +12,15 @@ from tests.helpers import make_mlperf_score
 from tests.planner import accuracy_testdata
 
 
+@pytest.fixture(autouse=True)
+def _fresh_default_efficiency():
+    """default_efficiency is cached per process: a value computed from the TEST document must
+    not outlive the test (the golden answers in the same worker read the real fixture)."""
+    calibration.default_efficiency.cache_clear()
+    yield
+    calibration.default_efficiency.cache_clear()
+
+
 @pytest.fixture
 def measured(db, monkeypatch):
     """The TEST accuracy document, and the MLPerf systems its predictions name (but the fitted

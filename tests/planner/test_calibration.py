@@ -113,7 +113,11 @@ def test_the_fit_takes_the_median_per_device_and_family_and_falls_back():
     assert fitting.lookup(table, "a100", "cnn")["basis"] == "device × family"
     assert fitting.lookup(table, "v100", "cnn")["basis"] == "family only"  # one run: too few
     assert fitting.lookup(table, "v100", "cnn")["value"] == 0.25
-    assert fitting.lookup(table, "tpu", "lora")["basis"] == "all runs"
+    assert fitting.lookup(table, "tpu", "encoder")["basis"] == "all runs"
+    # LoRA fine-tunes a frozen decoder: without LoRA rows of its own it takes the decoder's
+    lora = fitting.lookup(table, "tpu", "lora")
+    assert lora["basis"] == "decoder only (lora's base network)"
+    assert lora["value"] == fitting.lookup(table, "tpu", "decoder")["value"]
 
 
 def test_the_fit_finds_the_scale_term_within_a_device_and_family():

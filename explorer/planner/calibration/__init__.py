@@ -70,7 +70,7 @@ def default_efficiency(
         "device × family": f"{device_slug} × {family}",
         "family only": f"{family} on every device",
         "all runs": "every MLPerf score",
-    }.get(found["basis"], "")
+    }.get(found["basis"], found["basis"])
     basis = (
         f"fitted on the measured MLPerf Training scores' throughput against the planner's "
         f"({where}, {found['runs']} scores, every round){clipped}: {FORMULA}"
