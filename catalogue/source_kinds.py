@@ -20,6 +20,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 FIRST_HAND, INDEX, SECONDARY = "first-hand", "index", "secondary"
@@ -249,12 +250,6 @@ class Classification:
     what: str
 
 
-def _host_matches(host: str, where: str) -> bool:
-    if where.startswith("."):
-        return host.endswith(where)
-    return host == where or host.endswith("." + where)
-
-
 def _path_matches(path: str, prefix: str) -> bool:
     """Whole path segments only: github.com/apache/mxnet-site2 is not under apache/mxnet-site."""
     return (path.rstrip("/") + "/").lower().startswith(f"/{prefix.lower().strip('/')}/")
@@ -262,6 +257,38 @@ def _path_matches(path: str, prefix: str) -> bool:
 
 def _specificity(entry: Entry) -> int:
     return len(entry.where) + (1000 if "/" in entry.where else 0)
+
+
+def _entries_by_host() -> tuple[dict[str, list[Entry]], dict[str, list[Entry]]]:
+    """The registry keyed by host, so that a lookup walks a host's few suffixes instead of every
+    entry: (entries naming a host or host/path, entries naming ".suffix" keyed without its dot)."""
+    named: dict[str, list[Entry]] = {}
+    dotted: dict[str, list[Entry]] = {}
+    for entry in REGISTRY:
+        host = entry.where.partition("/")[0].lower()
+        if host.startswith("."):
+            dotted.setdefault(host[1:], []).append(entry)
+        else:
+            named.setdefault(host, []).append(entry)
+    return named, dotted
+
+
+_NAMED, _DOTTED = _entries_by_host()
+
+
+def _host_suffixes(host: str) -> list[str]:
+    """ "a.b.c" -> ["a.b.c", "b.c", "c"]: the host and every parent domain."""
+    labels = host.split(".")
+    return [".".join(labels[i:]) for i in range(len(labels))]
+
+
+def _candidates(host: str) -> list[Entry]:
+    """Registry entries whose host part names `host`: the host itself or a parent domain for a
+    named entry, a proper parent domain for a ".suffix" entry."""
+    suffixes = _host_suffixes(host)
+    found = [entry for suffix in suffixes for entry in _NAMED.get(suffix, ())]
+    found += [entry for suffix in suffixes[1:] for entry in _DOTTED.get(suffix, ())]
+    return found
 
 
 def matching_entry(url: str) -> Entry:
@@ -276,17 +303,13 @@ def matching_entry(url: str) -> Entry:
         pass
     found = [
         entry
-        for entry in REGISTRY
-        if (
-            _host_matches(host, entry.where.partition("/")[0])
-            and _path_matches(parts.path, entry.where.partition("/")[2])
-            if "/" in entry.where
-            else _host_matches(host, entry.where)
-        )
+        for entry in _candidates(host)
+        if "/" not in entry.where or _path_matches(parts.path, entry.where.partition("/")[2])
     ]
     return max(found, key=_specificity) if found else UNCLASSIFIED
 
 
+@lru_cache(maxsize=16384)  # pure, and pages classify the same few hundred addresses
 def classify(url: str) -> Classification:
     """The kind of evidence at `url` and what the page is. A repository the registry names as
     the authors' is first-hand only at a pinned commit (a branch moves under the fact)."""
