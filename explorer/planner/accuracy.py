@@ -8,7 +8,6 @@ The document is kept once per catalogue version: the score pages' ids are the da
 
 from __future__ import annotations
 
-import html
 import math
 import statistics
 from collections import defaultdict
@@ -18,6 +17,7 @@ from catalogue.devices import devices
 from catalogue.models import MlperfSystem
 from catalogue.version import per_version
 from explorer.web.links import link
+from explorer.web.plotly_text import marker_traces
 from explorer.web.script_json import script_json
 
 from . import calibration
@@ -151,23 +151,15 @@ def _label(p: dict[str, Any]) -> str:
 
 
 def _traces(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    groups: dict[str, list[dict]] = defaultdict(list)
-    for p in points:
-        groups[p["benchmark"]].append(p)
-    return [
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": html.escape(benchmark),
-            "x": [p["measured_throughput"] for p in members],
-            "y": [p["predicted_throughput"] for p in members],
-            "text": [html.escape(_label(p)) for p in members],
-            "customdata": [p["url"] for p in members],
-            "hovertemplate": "%{text}<br>measured %{x:.4g}, predicted %{y:.4g} samples/s"
-            "<extra></extra>",
-        }
-        for benchmark, members in sorted(groups.items())
-    ]
+    by_benchmark = sorted(points, key=lambda p: p["benchmark"])
+    return marker_traces(
+        by_benchmark,
+        "benchmark",
+        "measured_throughput",
+        "predicted_throughput",
+        _label,
+        "%{text}<br>measured %{x:.4g}, predicted %{y:.4g} samples/s<extra></extra>",
+    )
 
 
 def _line(name: str, factor: float, low: float, high: float, dash: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from collections import defaultdict
 from typing import Any
 
 from catalogue.version import per_version
+from explorer.web.plotly_text import marker_traces
 from explorer.web.script_json import script_json
 
 from .mlperf_rows import all_rows
@@ -98,24 +99,11 @@ def _record(points: list[dict]) -> dict[str, Any]:
 
 
 def _by_device(points: list[dict], x: str, y: str, hover: str) -> list[dict[str, Any]]:
-    groups: dict[str, list[dict]] = defaultdict(list)
-    for p in points:
-        groups[p["device"]].append(p)
-    return [
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": html.escape(device),
-            "x": [p[x] for p in members],
-            "y": [p[y] for p in members],
-            "text": _texts(members),
-            "customdata": [p["url"] for p in members],
-            "hovertemplate": hover,
-            # Systems whose accelerator the device catalogue does not name: grey, apart.
-            **({"marker": {"color": "#999"}} if device == "unknown" else {}),
-        }
-        for device, members in groups.items()
-    ]
+    # Systems whose accelerator the device catalogue does not name: grey, apart.
+    def grey_unknown(device: str) -> dict:
+        return {"marker": {"color": "#999"}} if device == "unknown" else {}
+
+    return marker_traces(points, "device", x, y, lambda p: p["label"], hover, grey_unknown)
 
 
 def _legend_below(traces: int) -> dict[str, Any]:
