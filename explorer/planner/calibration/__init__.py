@@ -25,6 +25,7 @@ NOT_BUILT: dict[str, Any] = {
     "model": {"formula": FORMULA, "description": ""},
     "split": {"by": "round", "fitted_on": [], "held_out": [], "why": ""},
     "efficiency": [],
+    "balances": {},
     "errors": [],
     "predictions": [],
     "not_predicted": [],
@@ -57,7 +58,8 @@ def default_efficiency(
     fit's reference): fitted on every MLPerf round, the most specific fit there is (device ×
     family, family only, all runs), within the planner's bounds; 1.0 (the peak) when nothing
     is fitted."""
-    found = lookup(_all_rows(), device_slug, family)
+    balance = accuracy().get("balances", {}).get(device_slug or "")
+    found = lookup(_all_rows(), device_slug, family, balance)
     fitted = efficiency_at(found, per_device_batch) if found["runs"] else found["value"]
     value = round(min(1.0, max(0.01, fitted)), 6)
     clipped = " (clipped to the planner's bound of 1)" if fitted > 1 else ""
@@ -69,6 +71,8 @@ def default_efficiency(
     where = {
         "device × family": f"{device_slug} × {family}",
         "family only": f"{family} on every device",
+        "family only × device balance": f"{family} on every device, brought to "
+        f"{device_slug}'s bytes per FLOP",
         "all runs": "every MLPerf score",
     }.get(found["basis"], found["basis"])
     basis = (

@@ -14,7 +14,7 @@ from typing import Any
 from .. import plan as planning
 from ..machine import BOUNDS, Inputs, PlannerInputError
 from .benchmarks import BENCHMARKS, Benchmark
-from .machine import SystemMachine, machine_from_system
+from .machine import SystemMachine, device_balances, machine_from_system
 
 THROUGHPUT_FORMULA = (
     "median over the score's successful runs of the samples trained to the target (the last "
@@ -174,6 +174,7 @@ def at_peak(
         "measured_minutes": score.get("minutes"),
         "step_time_at_peak": seconds,
         "assumed": "; ".join(machine.assumed),
+        "balance": device_balances().get(machine.device),
         "_inputs": inputs,
     }
 
