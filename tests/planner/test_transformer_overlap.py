@@ -101,9 +101,12 @@ def test_a_data_parallel_group_spanning_nodes_exchanges_hierarchically():
     # The reader's algorithm between nodes: Rabenseifner's log2 latency at the ring's bandwidth.
     faster = by_slug(make_plan(**query, overlap="false", allreduce="rabenseifner"))["3d"]
     assert faster["communication"]["data_total"] < best["communication"]["data_total"]
-    assert "rabenseifner allreduce" in next(
-        d for d in faster["derivations"] if d["quantity"].endswith("(all of it)")
-    )["substituted"]
+    assert (
+        "rabenseifner allreduce"
+        in next(d for d in faster["derivations"] if d["quantity"].endswith("(all of it)"))[
+            "substituted"
+        ]
+    )
     flat = ring(FORMULAS, 32.0, values, inputs.latency, inputs.G, 2)
     assert inside + across < flat
     labels = {m["label"] for m in best["cost_models"]}

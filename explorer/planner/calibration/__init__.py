@@ -84,6 +84,41 @@ def default_efficiency(
     return {"value": value, "runs": found["runs"], "basis": basis, "fit": found["basis"]}
 
 
+# What a score page shows of its prediction (the rest is on /planner/accuracy/).
+SHOWN = (
+    "predicted_throughput",
+    "measured_throughput",
+    "throughput_unit",
+    "ratio",
+    "predicted_minutes",
+    "layout",
+    "layout_basis",
+    "strategy",
+    "efficiency",
+    "efficiency_basis",
+    "peak_fraction",
+    "held_out",
+    "assumed",
+)
+
+
+def prediction_for(version: str, system_id: str, benchmark: str) -> dict[str, Any] | None:
+    """The planner's prediction of one MLPerf score (round, system, benchmark) as the accuracy
+    document holds it, or None when the planner does not predict it."""
+    key = (version, system_id, benchmark)
+    found = next(
+        (
+            p
+            for p in accuracy()["predictions"]
+            if (p["round"], p["system_id"], p["benchmark"]) == key
+        ),
+        None,
+    )
+    if found is None:
+        return None
+    return {name: found.get(name) for name in SHOWN}
+
+
 def comparable_runs(device_slug: str | None, family: str, devices: int) -> dict[str, Any]:
     """Measured runs on the same device and model family within a factor SCALE_FACTOR of
     `devices` (else at any scale, else the family on any device; `widened` says so): their
@@ -114,4 +149,4 @@ def comparable_runs(device_slug: str | None, family: str, devices: int) -> dict[
     }
 
 
-__all__ = ["ANY", "accuracy", "comparable_runs", "default_efficiency"]
+__all__ = ["ANY", "accuracy", "comparable_runs", "default_efficiency", "prediction_for"]

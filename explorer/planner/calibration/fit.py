@@ -27,7 +27,8 @@ FORMULA = (
     "(peak memory bandwidth / 16-bit peak FLOP/s, bytes per FLOP, both from the device "
     "catalogue), B_ref = the median B of the row's fitted scores, α(family) = the slope of "
     f"log e(device, family) on log B over the family's fitted device rows (at least "
-    f"{MIN_BALANCE_DEVICES} devices, else α = 0), clipped to [0, 1] "
+    f"{MIN_BALANCE_DEVICES} devices, else α = 0), clipped to [0, 1], and B clipped to the "
+    "range of those devices' B (no extrapolation) "
     "(the roofline's argument: the memory-bound part of a step, normalisation, activations, "
     "optimizer, runs at the memory bandwidth, so a device with fewer bytes per FLOP reaches "
     "less of its peak); the needed "
@@ -80,6 +81,14 @@ def _row(
         # The members' machine balance: the device's (device rows), the median (family rows).
         "balance": float(f"{median(balances):.6g}") if balances else None,
     }
+
+
+def _balance_range(rows: Sequence[Mapping[str, Any]], family: str) -> list[float] | None:
+    """[lowest, highest] machine balance of the family's fitted device rows: the device term
+    does not extrapolate beyond them."""
+    found = [r["balance"] for r in rows if r["device"] != ANY and r["family"] == family]
+    found = [b for b in found if b]
+    return [min(found), max(found)] if found else None
 
 
 def _balance_slope(rows: Sequence[Mapping[str, Any]], family: str) -> float:
@@ -142,6 +151,7 @@ def fit(entries: Iterable[Mapping[str, Any]], fitted_on: str) -> list[dict[str, 
     for row in rows:
         if row["device"] == ANY and row["family"] != ANY:
             row["alpha"] = round(_balance_slope(rows, row["family"]), 6)
+            row["balance_range"] = _balance_range(rows, row["family"])
     return rows
 
 
@@ -165,7 +175,8 @@ def lookup(
     alpha = found.get("alpha") or 0.0
     if found["device"] != ANY or not alpha or not balance or not found.get("balance"):
         return found
-    factor = (balance / found["balance"]) ** alpha
+    low, high = found.get("balance_range") or (balance, balance)
+    factor = (min(max(balance, low), high) / found["balance"]) ** alpha
     return {
         **found,
         "value": round(found["value"] * factor, 6),
