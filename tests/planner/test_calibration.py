@@ -241,3 +241,22 @@ def test_a_device_without_fitted_runs_takes_the_family_value_at_its_machine_bala
     assert fitting.lookup(table, "new", "cnn")["value"] == family["value"]
     few = fitting.fit([e | {"model_family": "encoder"} for e in entries[:9]], "fit split")
     assert fitting.lookup(few, "new", "encoder", 0.002)["basis"] == "family only"
+
+
+def test_a_device_without_fitted_runs_takes_a_fitted_siblings_row_at_its_balance():
+    # h200 (the same compute as h100, more memory bandwidth) has no runs of its own
+    balances = {"h100": 0.003, "a": 0.005, "b": 0.006, "c": 0.007}
+    entries = [
+        _entry(device, "encoder", 0.2 * (balance / 0.001) ** 0.5, balance=balance)
+        for device, balance in balances.items()
+        for _ in range(3)
+    ]
+    table = fitting.fit(entries, "fit split")
+    h100 = fitting.lookup(table, "h100", "encoder", 0.003)
+    h200 = fitting.lookup(table, "h200", "encoder", 0.0045, ["h100"])
+    assert h200["basis"] == "sibling h100 × family × device balance"
+    assert h200["value"] == pytest.approx(h100["value"] * (0.0045 / 0.003) ** 0.5, rel=1e-4)
+    # a sibling without fitted runs is passed over: the family's row
+    assert fitting.lookup(table, "b300", "encoder", 0.0045, ["b200"])["basis"] == (
+        "family only × device balance"
+    )

@@ -26,6 +26,7 @@ NOT_BUILT: dict[str, Any] = {
     "split": {"by": "round", "fitted_on": [], "held_out": [], "why": ""},
     "efficiency": [],
     "balances": {},
+    "siblings": {},
     "errors": [],
     "predictions": [],
     "not_predicted": [],
@@ -59,7 +60,8 @@ def default_efficiency(
     family, family only, all runs), within the planner's bounds; 1.0 (the peak) when nothing
     is fitted."""
     balance = accuracy().get("balances", {}).get(device_slug or "")
-    found = lookup(_all_rows(), device_slug, family, balance)
+    siblings = accuracy().get("siblings", {}).get(device_slug or "", [])
+    found = lookup(_all_rows(), device_slug, family, balance, siblings)
     fitted = efficiency_at(found, per_device_batch) if found["runs"] else found["value"]
     value = round(min(1.0, max(0.01, fitted)), 6)
     clipped = " (clipped to the planner's bound of 1)" if fitted > 1 else ""

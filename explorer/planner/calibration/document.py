@@ -14,7 +14,7 @@ from typing import Any
 
 from . import fit
 from .benchmarks import BENCHMARKS
-from .machine import device_balances
+from .machine import device_balances, device_siblings
 from .predict import THROUGHPUT_FORMULA, at_peak, needed_efficiency, with_efficiency
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -97,7 +97,10 @@ def peak_entries(
 
 
 def _predicted(entry: dict[str, Any], table: list[dict], formulas: Any) -> dict[str, Any]:
-    found = fit.lookup(table, entry["device"], entry["model_family"], entry.get("balance"))
+    siblings = device_siblings().get(entry["device"], [])
+    found = fit.lookup(
+        table, entry["device"], entry["model_family"], entry.get("balance"), siblings
+    )
     efficiency = fit.efficiency_at(found, fit.per_device(entry))
     out = entry | with_efficiency(entry, efficiency, formulas)
     out["efficiency_basis"] = found["basis"]
@@ -143,6 +146,7 @@ def build(data: dict[str, Any], formulas: Any) -> dict[str, Any]:
         },
         "efficiency": fitted + every,
         "balances": device_balances(),
+        "siblings": device_siblings(),
         "errors": fit.errors(held_out),
         "predictions": predictions,
         "not_predicted": [

@@ -22,10 +22,13 @@ FORMULA = (
     "device per step (global batch / accelerators); e = the median over the fitted scores of "
     f"that device and family (at least {MIN_RUNS}) of the needed efficiency × (b_ref / b)^β, "
     "else over the family on every device, else (LoRA, a frozen decoder) the decoder's rows, "
-    "else over every score (β = 0); where a device has no fitted row of its own (family, "
-    "base-network or all-runs rows), e × (B / B_ref)^α, B = the device's machine balance "
+    "else over every score (β = 0); a device without a fitted row of that family first takes "
+    "a fitted sibling's (the same vendor and 16-bit peak in the device catalogue: the same "
+    "compute with another memory, H200 for H100) before the family's; a sibling's or "
+    "family's row is brought to the device by e × (B / B_ref)^α, B = the device's machine balance "
     "(peak memory bandwidth / 16-bit peak FLOP/s, bytes per FLOP, both from the device "
-    "catalogue), B_ref = the median B of the row's fitted scores, α(family) = the slope of "
+    "catalogue), B_ref = the row's B (the sibling's, else the median of the family's fitted "
+    "scores), α(family) = the slope of "
     f"log e(device, family) on log B over the family's fitted device rows (at least "
     f"{MIN_BALANCE_DEVICES} devices, else α = 0), clipped to [0, 1], and B clipped to the "
     "range of those devices' B (no extrapolation) "
@@ -167,15 +170,19 @@ def lookup(
     device: str | None,
     family: str,
     balance: float | None = None,
+    siblings: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The efficiency for (device, family): the most specific row of the table, and its basis;
-    a family row (a device without fitted runs of that family) brought to the device's machine
-    `balance` (bytes per FLOP) by the fitted device term, (balance / balance_ref)^α."""
-    found = _most_specific(table, device, family)
-    alpha = found.get("alpha") or 0.0
-    if found["device"] != ANY or not alpha or not balance or not found.get("balance"):
+    """The efficiency for (device, family): the most specific row of the table, and its basis.
+    A device without fitted runs of that family takes a fitted sibling's row (the same vendor
+    and 16-bit peak: the same compute, another memory), else the family's; either brought to
+    the device's machine `balance` (bytes per FLOP) by the device term, (B / B_row)^α."""
+    rows = {(r["device"], r["family"]): r for r in table}
+    found = _most_specific(rows, device or "", family, siblings)
+    term = rows.get((ANY, found["family"]), {})
+    alpha = term.get("alpha") or 0.0
+    if found["device"] == (device or "") or not alpha or not balance or not found["balance"]:
         return found
-    low, high = found.get("balance_range") or (balance, balance)
+    low, high = term.get("balance_range") or (balance, balance)
     factor = (min(max(balance, low), high) / found["balance"]) ** alpha
     return {
         **found,
@@ -186,20 +193,32 @@ def lookup(
 
 
 def _most_specific(
-    table: Sequence[Mapping[str, Any]], device: str | None, family: str
+    rows: Mapping[tuple[str, str], Mapping[str, Any]],
+    device: str,
+    family: str,
+    siblings: Sequence[str],
 ) -> dict[str, Any]:
-    rows = {(r["device"], r["family"]): r for r in table}
     parent = PARENT_FAMILY.get(family)
-    steps = [((device or "", family), "device × family"), ((ANY, family), "family only")]
+    steps = [((device, family), "device × family")]
+    steps += [((s, family), f"sibling {s} × family") for s in siblings]
+    steps += [((ANY, family), "family only")]
     if parent:  # a family with no fitted runs of its own takes its base network's
+        steps += [((device, parent), f"device × {parent} ({family}'s base network)")]
         steps += [
-            ((device or "", parent), f"device × {parent} ({family}'s base network)"),
-            ((ANY, parent), f"{parent} only ({family}'s base network)"),
+            ((s, parent), f"sibling {s} × {parent} ({family}'s base network)") for s in siblings
         ]
+        steps += [((ANY, parent), f"{parent} only ({family}'s base network)")]
     for key, basis in (*steps, ((ANY, ANY), "all runs")):
         if key in rows:
-            return {**rows[key], "basis": basis}
-    return {"device": ANY, "family": ANY, "value": 1.0, "runs": 0, "basis": "no fit (peak)"}
+            return {"balance": None, **rows[key], "basis": basis}
+    return {
+        "device": ANY,
+        "family": ANY,
+        "value": 1.0,
+        "runs": 0,
+        "balance": None,
+        "basis": "no fit (peak)",
+    }
 
 
 def abs_errors(entries: Iterable[Mapping[str, Any]]) -> list[float]:

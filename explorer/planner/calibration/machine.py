@@ -8,10 +8,13 @@ Pure: a system is a mapping of the fixture's columns (fixtures/mlperf.json.gz, `
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from catalogue import devices as catalogue
 
 from ..devices import devices
 
@@ -116,6 +119,42 @@ def device_balances() -> dict[str, float]:
         if balance:
             found[slug] = float(f"{balance:.6g}")
     return found
+
+
+def catalogue_vendor(slug: str) -> str:
+    row = catalogue.devices().get(slug)
+    return row.vendor if row is not None else ""
+
+
+@functools.cache
+def device_siblings() -> dict[str, list[str]]:
+    """Each catalogue device's siblings: the devices of the same vendor with the same 16-bit
+    peaks (the same compute, another memory or form), nearest in machine balance first."""
+    table = {s: d for s, d in devices().items() if d.in_catalogue}
+    balances = device_balances()
+
+    def compute(device: Any) -> tuple:
+        return (
+            catalogue_vendor(device.slug),
+            device.flops("bf16-mixed"),
+            device.flops("fp16-mixed"),
+        )
+
+    found = {}
+    for slug, device in table.items():
+        same = [
+            other
+            for other, twin in table.items()
+            if other != slug
+            and device.flops(precision_of(device))
+            and compute(twin) == compute(device)
+        ]
+        here = balances.get(slug)
+        found[slug] = sorted(
+            same,
+            key=lambda o: (abs(math.log(balances[o] / here)) if here and o in balances else 9e9, o),
+        )
+    return {slug: same for slug, same in sorted(found.items()) if same}
 
 
 def machine_from_system(system: Mapping[str, Any]) -> SystemMachine | str:
