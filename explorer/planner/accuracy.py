@@ -136,6 +136,8 @@ def efficiency_rows(source: dict[str, Any], fitted_on: str) -> list[dict[str, An
         | {
             "device_name": "every device" if row["device"] == ANY else names.get(row["device"]),
             "shown_family": _any(row["family"], "every family"),
+            # B, the machine balance: the device's, or the median of the row's scores
+            "shown_balance": f"{row['balance'] * 1000:.2f}" if row.get("balance") else "–",
         }
         for row in sorted(
             rows, key=lambda r: (r["device"] != ANY, r["family"] != ANY, r["family"], r["device"])

@@ -22,7 +22,11 @@ RECALLED = "spec-sheet value, recalled (not read on a stored page)"
 # The planner's precisions -> the catalogue's peak (the mixed precisions run on the 16-bit units).
 PEAK_FIELD = {"fp32": "fp32", "fp16-mixed": "fp16", "bf16-mixed": "bf16", "fp8": "fp8"}
 # The planner's figure -> the catalogue's field.
-FIGURES = {"memory_gb": "memory_bytes", "intra_bandwidth_gbs": "link_bandwidth"}
+FIGURES = {
+    "memory_gb": "memory_bytes",
+    "intra_bandwidth_gbs": "link_bandwidth",
+    "memory_bandwidth_gbs": "memory_bandwidth",
+}
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,7 @@ class Device:
     memory_gb: float | None
     intra_bandwidth_gbs: float | None = None
     sources: dict[str, str] = field(default_factory=dict)  # "flops.<precision>", ... -> source
+    memory_bandwidth_gbs: float | None = None  # the vendor's peak memory bandwidth
     in_catalogue: bool = True
 
     def flops(self, precision: str) -> float | None:
@@ -46,6 +51,14 @@ class Device:
     def source(self, figure: str) -> str:
         """Where a figure ("flops.bf16-mixed", "memory_gb", "intra_bandwidth_gbs") was read."""
         return self.sources.get(figure, RECALLED)
+
+    def balance(self, precision: str) -> float | None:
+        """Bytes of memory bandwidth per FLOP of peak at `precision` (the roofline's machine
+        balance); None where either figure is unknown."""
+        peak = self.flops(precision)
+        if not peak or not self.memory_bandwidth_gbs:
+            return None
+        return self.memory_bandwidth_gbs * 1e9 / peak
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,9 @@ def from_catalogue(row: catalogue.Device) -> Device:
         memory_gb=row.memory_bytes / 1e9 if row.memory_bytes is not None else None,
         intra_bandwidth_gbs=row.link_bandwidth / 1e9 if row.link_bandwidth is not None else None,
         sources=sources,
+        memory_bandwidth_gbs=(
+            row.memory_bandwidth / 1e9 if row.memory_bandwidth is not None else None
+        ),
     )
 
 

@@ -320,15 +320,18 @@ def _data_derivations(out: dict, row: dict, inputs: Inputs, sources: list) -> li
     elif out["hierarchical"]:
         where = (
             f"hierarchical: ring over the {in_node} members in a node (intra-node link), then "
-            f"over {math.ceil(dp / in_node)} nodes (the link between nodes)"
+            f"each member's 1/{in_node} share over {math.ceil(dp / in_node)} nodes "
+            f"({inputs.allreduce} allreduce, each on its own link between nodes)"
         )
     else:
         where = "inside one node" if in_node == dp else "between nodes, one member per node"
+        where += f" ({inputs.allreduce} allreduce)" if in_node < dp else ""
     total = Derivation(
         "data-parallel gradient exchange (all of it)",
         float(out["data_total"]),
         "s",
-        "Σ buckets two-level ring allreduce(dp, bucket values) (× 1.5 for ZeRO-3)",
+        "Σ buckets two-level allreduce(dp, bucket values): ring inside a node, the reader's "
+        "allreduce across nodes on each member's share (× 1.5 for ZeRO-3)",
         f"dp = {dp}, {number_text(out['parameters_per_device'])} parameters per device, "
         f"{int(out['buckets'])} bucket(s) of up to {number_text(inputs.bucket_mb)} MB; {where}",
         sources,

@@ -10,6 +10,7 @@ from django.http import Http404
 
 from catalogue.mlperf.fixture import COLUMNS
 from catalogue.models import MlperfRun, MlperfSystem
+from explorer.planner.calibration import prediction_for
 from explorer.web.links import link
 
 from .mlperf_rows import all_rows
@@ -80,4 +81,7 @@ def score_document(pk: int, benchmark: str) -> dict[str, Any]:
         "score": score,
         "runs": chosen,
         "api_url": link("results:api-mlperf-score", system.pk, benchmark),
+        # The planner's prediction of this score (fixtures/planner_accuracy.json), if any.
+        "prediction": prediction_for(system.round.version, system.system_id, benchmark),
+        "accuracy_url": link("planner:accuracy"),
     }

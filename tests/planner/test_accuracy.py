@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from catalogue.models import MlperfSystem
 from explorer.planner import accuracy, accuracy_api, calibration
 from tests.helpers import make_mlperf_score
 from tests.planner import accuracy_testdata
@@ -206,3 +207,34 @@ def test_the_figure_escapes_names_from_the_data():
     point = accuracy_testdata.prediction(system_id="<b>x</b>", url="/a/")
     (trace, *_) = accuracy.figure([point])["data"]
     assert "<b>" not in trace["text"][0] and "&lt;b&gt;" in trace["text"][0]
+
+
+def test_a_score_page_shows_the_planners_prediction_of_it(client, survey, measured):
+    predicted = score_url(measured, "dgxh100_n8", "bert")
+    document = client.get("/api" + predicted).json()
+    assert document["accuracy_url"] == "/planner/accuracy/"
+    assert document["prediction"] == {
+        "predicted_throughput": 22500.0,
+        "measured_throughput": 20000.0,
+        "throughput_unit": "samples/s",
+        "ratio": 1.125,
+        "predicted_minutes": 1.78,
+        "layout": {"dp": 64, "tp": 1, "pp": 1},
+        "layout_basis": None,
+        "strategy": "data-ring",
+        "efficiency": 0.45,
+        "efficiency_basis": "device × family",
+        "peak_fraction": 0.4,
+        "held_out": True,
+        "assumed": None,
+    }
+    page = client.get(predicted).content.decode()
+    assert "Predicted <strong>22,500 samples/s</strong>" in page
+    assert "<strong>1.12</strong>" in page or "<strong>1.13</strong>" in page
+    assert "dp 64 × tp 1 × pp 1" in page
+    assert 'href="/planner/accuracy/"' in page
+    # Another round's system of the same name is not predicted: the page says so, with the link.
+    v31 = MlperfSystem.objects.get(round__version="v3.1", system_id="dgxh100_n8")
+    unpredicted = client.get(f"/results/mlperf/systems/{v31.pk}/bert/").content.decode()
+    assert "The planner does not predict this score" in unpredicted
+    assert client.get(f"/api/results/mlperf/systems/{v31.pk}/bert/").json()["prediction"] is None

@@ -215,3 +215,48 @@ def test_not_built_has_every_key_empty():
     assert NOT_BUILT["status"] == "not built"
     assert all(NOT_BUILT[k] == [] for k in ("efficiency", "errors", "predictions", "coverage"))
     assert math.isfinite(len(accuracy()["predictions"]))
+
+
+def test_a_device_without_fitted_runs_takes_the_family_value_at_its_machine_balance():
+    # e = 0.1 × (B / 0.001)^0.5 exactly on four devices of known balance (bytes per FLOP)
+    balances = {"d1": 0.001, "d2": 0.002, "d3": 0.004, "d4": 0.008}
+    entries = [
+        _entry(device, "cnn", 0.1 * (balance / 0.001) ** 0.5, balance=balance)
+        for device, balance in balances.items()
+        for _ in range(3)
+    ]
+    table = fitting.fit(entries, "fit split")
+    family = next(r for r in table if r["device"] == fitting.ANY and r["family"] == "cnn")
+    assert family["alpha"] == pytest.approx(0.5, rel=1e-4)
+    assert family["balance_range"] == [0.001, 0.008]
+    # a fitted device keeps its own row; a new one is brought to its balance from the family's
+    assert fitting.lookup(table, "d3", "cnn", 0.5)["basis"] == "device × family"
+    new = fitting.lookup(table, "new", "cnn", 0.002)
+    assert new["basis"] == "family only × device balance"
+    assert new["value"] == pytest.approx(family["value"] * (0.002 / family["balance"]) ** 0.5)
+    # beyond the fitted devices' balances the term does not extrapolate
+    far = fitting.lookup(table, "far", "cnn", 1.0)
+    assert far["value"] == pytest.approx(family["value"] * (0.008 / family["balance"]) ** 0.5)
+    # unknown balance, or a family with fewer than four fitted devices: the family's value
+    assert fitting.lookup(table, "new", "cnn")["value"] == family["value"]
+    few = fitting.fit([e | {"model_family": "encoder"} for e in entries[:9]], "fit split")
+    assert fitting.lookup(few, "new", "encoder", 0.002)["basis"] == "family only"
+
+
+def test_a_device_without_fitted_runs_takes_a_fitted_siblings_row_at_its_balance():
+    # h200 (the same compute as h100, more memory bandwidth) has no runs of its own
+    balances = {"h100": 0.003, "a": 0.005, "b": 0.006, "c": 0.007}
+    entries = [
+        _entry(device, "encoder", 0.2 * (balance / 0.001) ** 0.5, balance=balance)
+        for device, balance in balances.items()
+        for _ in range(3)
+    ]
+    table = fitting.fit(entries, "fit split")
+    h100 = fitting.lookup(table, "h100", "encoder", 0.003)
+    h200 = fitting.lookup(table, "h200", "encoder", 0.0045, ["h100"])
+    assert h200["basis"] == "sibling h100 × family × device balance"
+    assert h200["value"] == pytest.approx(h100["value"] * (0.0045 / 0.003) ** 0.5, rel=1e-4)
+    # a sibling without fitted runs is passed over: the family's row
+    assert fitting.lookup(table, "b300", "encoder", 0.0045, ["b200"])["basis"] == (
+        "family only × device balance"
+    )

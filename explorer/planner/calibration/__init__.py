@@ -25,6 +25,8 @@ NOT_BUILT: dict[str, Any] = {
     "model": {"formula": FORMULA, "description": ""},
     "split": {"by": "round", "fitted_on": [], "held_out": [], "why": ""},
     "efficiency": [],
+    "balances": {},
+    "siblings": {},
     "errors": [],
     "predictions": [],
     "not_predicted": [],
@@ -57,7 +59,9 @@ def default_efficiency(
     fit's reference): fitted on every MLPerf round, the most specific fit there is (device ×
     family, family only, all runs), within the planner's bounds; 1.0 (the peak) when nothing
     is fitted."""
-    found = lookup(_all_rows(), device_slug, family)
+    balance = accuracy().get("balances", {}).get(device_slug or "")
+    siblings = accuracy().get("siblings", {}).get(device_slug or "", [])
+    found = lookup(_all_rows(), device_slug, family, balance, siblings)
     fitted = efficiency_at(found, per_device_batch) if found["runs"] else found["value"]
     value = round(min(1.0, max(0.01, fitted)), 6)
     clipped = " (clipped to the planner's bound of 1)" if fitted > 1 else ""
@@ -69,6 +73,8 @@ def default_efficiency(
     where = {
         "device × family": f"{device_slug} × {family}",
         "family only": f"{family} on every device",
+        "family only × device balance": f"{family} on every device, brought to "
+        f"{device_slug}'s bytes per FLOP",
         "all runs": "every MLPerf score",
     }.get(found["basis"], found["basis"])
     basis = (
@@ -78,6 +84,41 @@ def default_efficiency(
         else "the device's peak (no measured runs fitted: fixtures/planner_accuracy.json absent)"
     )
     return {"value": value, "runs": found["runs"], "basis": basis, "fit": found["basis"]}
+
+
+# What a score page shows of its prediction (the rest is on /planner/accuracy/).
+SHOWN = (
+    "predicted_throughput",
+    "measured_throughput",
+    "throughput_unit",
+    "ratio",
+    "predicted_minutes",
+    "layout",
+    "layout_basis",
+    "strategy",
+    "efficiency",
+    "efficiency_basis",
+    "peak_fraction",
+    "held_out",
+    "assumed",
+)
+
+
+def prediction_for(version: str, system_id: str, benchmark: str) -> dict[str, Any] | None:
+    """The planner's prediction of one MLPerf score (round, system, benchmark) as the accuracy
+    document holds it, or None when the planner does not predict it."""
+    key = (version, system_id, benchmark)
+    found = next(
+        (
+            p
+            for p in accuracy()["predictions"]
+            if (p["round"], p["system_id"], p["benchmark"]) == key
+        ),
+        None,
+    )
+    if found is None:
+        return None
+    return {name: found.get(name) for name in SHOWN}
 
 
 def comparable_runs(device_slug: str | None, family: str, devices: int) -> dict[str, Any]:
@@ -110,4 +151,4 @@ def comparable_runs(device_slug: str | None, family: str, devices: int) -> dict[
     }
 
 
-__all__ = ["ANY", "accuracy", "comparable_runs", "default_efficiency"]
+__all__ = ["ANY", "accuracy", "comparable_runs", "default_efficiency", "prediction_for"]

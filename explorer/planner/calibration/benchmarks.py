@@ -41,7 +41,10 @@ class Benchmark:
     least_samples: float = 0
 
 
-TRANSFORMER = {"optimizer": "adam", "attention": "flash"}
+# Between nodes, the data-parallel exchange of a transformer takes Rabenseifner's cost shape:
+# NCCL's tree allreduce at scale, log2(nodes) latency steps at the ring's bandwidth
+# (layouts/exchange.py's ACROSS_NODES, read in NCCL's tuning model).
+TRANSFORMER = {"optimizer": "adam", "attention": "flash", "allreduce": "rabenseifner"}
 # MLPerf's Llama 2 70B LoRA as the planner's preset (its frozen base and rank-16 adapters): the
 # benchmark is expressible as soon as the planner has it.
 LORA_NETWORK = "llama2-70b-lora"

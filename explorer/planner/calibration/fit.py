@@ -16,12 +16,25 @@ from typing import Any
 
 MIN_RUNS = 3
 MIN_SLOPE_RUNS = 10
+MIN_BALANCE_DEVICES = 4
 FORMULA = (
     "efficiency(device, family, b) = e(device, family) × (b / b_ref)^β(family), b = samples per "
     "device per step (global batch / accelerators); e = the median over the fitted scores of "
     f"that device and family (at least {MIN_RUNS}) of the needed efficiency × (b_ref / b)^β, "
     "else over the family on every device, else (LoRA, a frozen decoder) the decoder's rows, "
-    "else over every score (β = 0); the needed "
+    "else over every score (β = 0); a device without a fitted row of that family first takes "
+    "a fitted sibling's (the same vendor and 16-bit peak in the device catalogue: the same "
+    "compute with another memory, H200 for H100) before the family's; a sibling's or "
+    "family's row is brought to the device by e × (B / B_ref)^α, B = the device's machine balance "
+    "(peak memory bandwidth / 16-bit peak FLOP/s, bytes per FLOP, both from the device "
+    "catalogue), B_ref = the row's B (the sibling's, else the median of the family's fitted "
+    "scores), α(family) = the slope of "
+    f"log e(device, family) on log B over the family's fitted device rows (at least "
+    f"{MIN_BALANCE_DEVICES} devices, else α = 0), clipped to [0, 1], and B clipped to the "
+    "range of those devices' B (no extrapolation) "
+    "(the roofline's argument: the memory-bound part of a step, normalisation, activations, "
+    "optimizer, runs at the memory bandwidth, so a device with fewer bytes per FLOP reaches "
+    "less of its peak); the needed "
     "efficiency of a score = the planner efficiency at which the planner's samples/s equal the "
     "measured ones (the peak fraction, measured / planner at peak, where communication is "
     "hidden); β = the family's slope of log needed efficiency against log b within each "
@@ -57,6 +70,7 @@ def _row(
     beta, reference = scale
     fractions = [m["peak_fraction"] for m in members]
     brought = [m["needed"] * (reference / per_device(m)) ** beta for m in members]
+    balances = [m["balance"] for m in members if m.get("balance")]
     return {
         "device": key[0],
         "family": key[1],
@@ -67,7 +81,37 @@ def _row(
         "low": round(quantile(fractions, 0.1), 6),
         "high": round(quantile(fractions, 0.9), 6),
         "fitted_on": on,
+        # The members' machine balance: the device's (device rows), the median (family rows).
+        "balance": float(f"{median(balances):.6g}") if balances else None,
     }
+
+
+def _balance_range(rows: Sequence[Mapping[str, Any]], family: str) -> list[float] | None:
+    """[lowest, highest] machine balance of the family's fitted device rows: the device term
+    does not extrapolate beyond them."""
+    found = [r["balance"] for r in rows if r["device"] != ANY and r["family"] == family]
+    found = [b for b in found if b]
+    return [min(found), max(found)] if found else None
+
+
+def _balance_slope(rows: Sequence[Mapping[str, Any]], family: str) -> float:
+    """α(family): the least-squares slope of log e(device, family) on log machine balance over
+    the family's fitted device rows (each device once), in [0, 1]; 0 with fewer than
+    MIN_BALANCE_DEVICES rows (a family's memory-bound share is its own: not pooled)."""
+    points = [
+        (math.log(row["balance"]), math.log(row["value"]))
+        for row in rows
+        if row["device"] != ANY and row["family"] == family and row["balance"]
+    ]
+    if len(points) < MIN_BALANCE_DEVICES:
+        return 0.0
+    mx = sum(x for x, _ in points) / len(points)
+    my = sum(y for _, y in points) / len(points)
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    if sxx == 0:
+        return 0.0
+    slope = sum((x - mx) * (y - my) for x, y in points) / sxx
+    return min(1.0, max(0.0, slope))
 
 
 def _slope(groups: Iterable[list[Mapping[str, Any]]]) -> float:
@@ -102,11 +146,16 @@ def fit(entries: Iterable[Mapping[str, Any]], fitted_on: str) -> list[dict[str, 
             ]
             reference = median(per_device(m) for m in members)
             scales[family] = (_slope(fitted), float(f"{reference:.6g}"))
-    return [
+    rows = [
         _row((device, family), members, scales[family], fitted_on)
         for (device, family), members in sorted(groups.items())
         if len(members) >= MIN_RUNS or device == ANY
     ]
+    for row in rows:
+        if row["device"] == ANY and row["family"] != ANY:
+            row["alpha"] = round(_balance_slope(rows, row["family"]), 6)
+            row["balance_range"] = _balance_range(rows, row["family"])
+    return rows
 
 
 def efficiency_at(row: Mapping[str, Any], per_device_batch: float | None) -> float:
@@ -116,20 +165,60 @@ def efficiency_at(row: Mapping[str, Any], per_device_batch: float | None) -> flo
     return row["value"] * (per_device_batch / row["batch_ref"]) ** row["beta"]
 
 
-def lookup(table: Sequence[Mapping[str, Any]], device: str | None, family: str) -> dict[str, Any]:
-    """The efficiency for (device, family): the most specific row of the table, and its basis."""
+def lookup(
+    table: Sequence[Mapping[str, Any]],
+    device: str | None,
+    family: str,
+    balance: float | None = None,
+    siblings: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The efficiency for (device, family): the most specific row of the table, and its basis.
+    A device without fitted runs of that family takes a fitted sibling's row (the same vendor
+    and 16-bit peak: the same compute, another memory), else the family's; either brought to
+    the device's machine `balance` (bytes per FLOP) by the device term, (B / B_row)^α."""
     rows = {(r["device"], r["family"]): r for r in table}
+    found = _most_specific(rows, device or "", family, siblings)
+    term = rows.get((ANY, found["family"]), {})
+    alpha = term.get("alpha") or 0.0
+    if found["device"] == (device or "") or not alpha or not balance or not found["balance"]:
+        return found
+    low, high = term.get("balance_range") or (balance, balance)
+    factor = (min(max(balance, low), high) / found["balance"]) ** alpha
+    return {
+        **found,
+        "value": round(found["value"] * factor, 6),
+        "basis": f"{found['basis']} × device balance",
+        "balance_factor": round(factor, 6),
+    }
+
+
+def _most_specific(
+    rows: Mapping[tuple[str, str], Mapping[str, Any]],
+    device: str,
+    family: str,
+    siblings: Sequence[str],
+) -> dict[str, Any]:
     parent = PARENT_FAMILY.get(family)
-    steps = [((device or "", family), "device × family"), ((ANY, family), "family only")]
+    steps = [((device, family), "device × family")]
+    steps += [((s, family), f"sibling {s} × family") for s in siblings]
+    steps += [((ANY, family), "family only")]
     if parent:  # a family with no fitted runs of its own takes its base network's
+        steps += [((device, parent), f"device × {parent} ({family}'s base network)")]
         steps += [
-            ((device or "", parent), f"device × {parent} ({family}'s base network)"),
-            ((ANY, parent), f"{parent} only ({family}'s base network)"),
+            ((s, parent), f"sibling {s} × {parent} ({family}'s base network)") for s in siblings
         ]
+        steps += [((ANY, parent), f"{parent} only ({family}'s base network)")]
     for key, basis in (*steps, ((ANY, ANY), "all runs")):
         if key in rows:
-            return {**rows[key], "basis": basis}
-    return {"device": ANY, "family": ANY, "value": 1.0, "runs": 0, "basis": "no fit (peak)"}
+            return {"balance": None, **rows[key], "basis": basis}
+    return {
+        "device": ANY,
+        "family": ANY,
+        "value": 1.0,
+        "runs": 0,
+        "balance": None,
+        "basis": "no fit (peak)",
+    }
 
 
 def abs_errors(entries: Iterable[Mapping[str, Any]]) -> list[float]:

@@ -7,10 +7,14 @@ Pure: a system is a mapping of the fixture's columns (fixtures/mlperf.json.gz, `
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from catalogue import devices as catalogue
 
 from ..devices import devices
 
@@ -100,6 +104,59 @@ def _inter_node(system: Mapping[str, Any], per_node: int) -> tuple[float, str]:
     return gbs, f"assumed: {gbs:g} GB/s per accelerator, {why}; {RECALLED}"
 
 
+def precision_of(device: Any) -> str:
+    """The 16-bit precision a system of the device trains in: bf16 where it has a bf16 peak."""
+    return "bf16-mixed" if device.flops("bf16-mixed") else "fp16-mixed"
+
+
+@functools.cache
+def device_balances() -> dict[str, float]:
+    """Each catalogue device's machine balance (bytes per FLOP at its 16-bit peak), where the
+    catalogue states both figures: the fit's device term reads it."""
+    found = {}
+    for slug, device in devices().items():
+        balance = device.balance(precision_of(device)) if device.in_catalogue else None
+        if balance:
+            found[slug] = float(f"{balance:.6g}")
+    return found
+
+
+def catalogue_vendor(slug: str) -> str:
+    row = catalogue.devices().get(slug)
+    return row.vendor if row is not None else ""
+
+
+@functools.cache
+def device_siblings() -> dict[str, list[str]]:
+    """Each catalogue device's siblings: the devices of the same vendor with the same 16-bit
+    peaks (the same compute, another memory or form), nearest in machine balance first."""
+    table = {s: d for s, d in devices().items() if d.in_catalogue}
+    balances = device_balances()
+
+    def compute(device: Any) -> tuple:
+        return (
+            catalogue_vendor(device.slug),
+            device.flops("bf16-mixed"),
+            device.flops("fp16-mixed"),
+        )
+
+    found = {}
+    for slug, device in table.items():
+        same = [
+            other
+            for other, twin in table.items()
+            if other != slug
+            and device.flops(precision_of(device))
+            and compute(twin) == compute(device)
+        ]
+        here = balances.get(slug)
+        found[slug] = sorted(
+            same,
+            key=lambda o: (abs(math.log(balances[o] / here)) if here and o in balances else 9e9, o),
+        )
+    return {slug: same for slug, same in sorted(found.items()) if same}
+
+
 def machine_from_system(system: Mapping[str, Any]) -> SystemMachine | str:
     """The machine of an MLPerf system, or the reason none can be built."""
     slug = system.get("device_slug") or ""
@@ -112,7 +169,7 @@ def machine_from_system(system: Mapping[str, Any]) -> SystemMachine | str:
     if not accelerators:
         return "the system states no accelerator count"
     per_node = min(system.get("accelerators_per_node") or accelerators, accelerators)
-    precision = "bf16-mixed" if device.flops("bf16-mixed") else "fp16-mixed"
+    precision = precision_of(device)
     if not device.flops(precision) or device.memory_gb is None:
         return f"the device catalogue states no 16-bit peak or no memory of the {device.name}"
     assumed = [f"latencies {INTER_LATENCY_US:g} µs between nodes, {INTRA_LATENCY_US:g} µs inside"]

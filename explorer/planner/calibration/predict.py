@@ -14,7 +14,7 @@ from typing import Any
 from .. import plan as planning
 from ..machine import BOUNDS, Inputs, PlannerInputError
 from .benchmarks import BENCHMARKS, Benchmark
-from .machine import SystemMachine, machine_from_system
+from .machine import SystemMachine, device_balances, machine_from_system
 
 THROUGHPUT_FORMULA = (
     "median over the score's successful runs of the samples trained to the target (the last "
@@ -106,9 +106,18 @@ def inputs_for(machine: SystemMachine, benchmark: Benchmark, batch: int) -> Inpu
     values = {**machine.values, **benchmark.inputs}
     if benchmark.strategy == "data":  # a transformer pinned data parallel
         values["dp"] = machine.accelerators
+        # One micro-batch of the device's samples per step (NO_ACCUMULATION), not micro-batches
+        # of one sequence: only the last micro-batch's backward pass would hide the exchange.
+        if batch % machine.accelerators == 0:
+            values["micro_batch_size"] = batch // machine.accelerators
     if batch < machine.accelerators and benchmark.strategy:
         return f"global batch {batch} smaller than the {machine.accelerators} accelerators"
     return Inputs(network=benchmark.network, batch=batch, **values)
+
+
+def _smaller_divisor(size: int) -> int:
+    """The largest divisor of `size` below it (1 for a prime)."""
+    return next(d for d in range(size // 2, 0, -1) if size % d == 0)
 
 
 def strategy_family(layout: Mapping[str, Any]) -> str:
@@ -137,6 +146,10 @@ def at_peak(
     if isinstance(inputs, str):
         return inputs
     step = planner_step(inputs, formulas)
+    while isinstance(step, str) and inputs.micro_batch_size > 1:
+        # The device's samples do not fit as one micro-batch: accumulate over two or more.
+        inputs = replace(inputs, micro_batch_size=_smaller_divisor(inputs.micro_batch_size))
+        step = planner_step(inputs, formulas)
     if isinstance(step, str):
         return step
     seconds, slug, layout = step
@@ -161,6 +174,7 @@ def at_peak(
         "measured_minutes": score.get("minutes"),
         "step_time_at_peak": seconds,
         "assumed": "; ".join(machine.assumed),
+        "balance": device_balances().get(machine.device),
         "_inputs": inputs,
     }
 

@@ -31,6 +31,31 @@ RANK_ORDER = Assumption(
     "that stay inside a node); each device has its own share of the link between nodes (as "
     "8 A100s with 8 network adapters per node do).",
 )
+RAIL_SHARES = Assumption(
+    "rail-shares",
+    "Across nodes, each device of a node allreduces its own share of the gradient",
+    "allreduce(P = nodes, m / k) on the link between nodes, k = members of the group per node",
+    "The hierarchical allreduce's reduce-scatter inside the node leaves each of the group's k "
+    "members of a node with 1/k of the gradient; each allreduces its share across the nodes at "
+    "the same time, on its own share of the link between nodes (bandwidth_gbs is per device, "
+    "as RANK_ORDER places it: 8 GPUs with 8 network adapters per node), then an allgather "
+    "inside the node: the model's assumption (the two-level scheme of HIERARCHICAL with "
+    "per-device links). Until December 2026 the planner moved the whole gradient across on "
+    "one device's share of the link (k times the bandwidth term).",
+)
+ACROSS_NODES = Assumption(
+    "across-nodes-algorithm",
+    "The allreduce between nodes is the reader's `allreduce` (ring by default)",
+    "allreduce.<allreduce>(P = nodes, m / k)",
+    "The data-parallel exchange inside a node is the catalogue's ring; between nodes the "
+    "algorithm the reader picks. The MLPerf calibration picks Rabenseifner's (2 L log2 P + "
+    "2 γ m G (P - 1)/P) as the cost shape of NCCL's tree allreduce at scale: a latency of "
+    "log2(nNodes) inter-node steps at the ring's bandwidth (NCCL's own tuning model, "
+    "https://github.com/NVIDIA/nccl/blob/5067397c2676d5aed50042fc39e5c8ee96eb0027/"
+    "src/graph/tuning.cc#L289-L416: an allreduce ring's latency counts 2 (nNodes - 1) "
+    "inter-node steps, the tree's 2 log2(nNodes); the tree's algorithm bandwidth is half its "
+    "bus bandwidth, the ring's nRanks / (2 (nRanks - 1)) of it).",
+)
 LAST_MICRO_BATCH = Assumption(
     "last-micro-batch-overlap",
     "The gradient exchange overlaps the backward pass of the last micro-batch only",
@@ -88,13 +113,27 @@ def between_nodes(inputs: Inputs) -> tuple[float, float]:
     return inputs.latency, inputs.G
 
 
+def across(formulas: Formulas, inputs: Inputs, devices, values, gamma) -> np.ndarray:
+    """The allreduce between nodes (ACROSS_NODES): the reader's `allreduce` algorithm (ring by
+    default) for arrays of node counts (0 for one node)."""
+    devices = np.asarray(devices, dtype=float)
+    role = f"allreduce.{inputs.allreduce}"
+    if role not in formulas or inputs.allreduce == "ring":
+        return ring(formulas, devices, values, inputs.latency, inputs.G, gamma)
+    values_at = {"P": devices, "L": inputs.latency, "G": inputs.G, "gamma": gamma, "m": values}
+    return np.where(devices > 1, evaluate(formulas[role], values_at), 0.0)
+
+
 def two_level(formulas, inputs: Inputs, dp, in_node, values) -> np.ndarray:
     """An allreduce of `values` per device over each data-parallel group: inside a node, across
-    the nodes, or both in turn (hierarchical; one level is 0 where the group has one member)."""
+    the nodes, or both in turn (hierarchical; one level is 0 where the group has one member).
+    Hierarchical: after the reduce-scatter inside the node each of its `in_node` members holds
+    1/in_node of the values and allreduces that share across the nodes on its own share of the
+    link (RAIL_SHARES), all members at once."""
     gamma = float(inputs.sizes.messages)
     nodes = np.ceil(dp / in_node)
     inside = ring(formulas, in_node, values, inputs.intra_latency, inputs.intra_G, gamma)
-    return inside + ring(formulas, nodes, values, inputs.latency, inputs.G, gamma)
+    return inside + across(formulas, inputs, nodes, values / in_node, gamma)
 
 
 def data_exchange(

@@ -11,7 +11,7 @@ from ..machine import Inputs
 from ..strategies.base import NO_OVERLAP as NO_DATA_OVERLAP
 from ..strategies.base import POINT_TO_POINT
 from ..strategies.exchange import HIERARCHICAL, OVERLAP
-from .exchange import LAST_MICRO_BATCH, ZERO3_GATHER
+from .exchange import ACROSS_NODES, LAST_MICRO_BATCH, RAIL_SHARES, ZERO3_GATHER
 from .space import FROZEN_BASE, NO_OVERLAP, PLACEMENT, RING_ATTENTION, Layouts
 
 Parts = dict[str, list[tuple[Source, np.ndarray]]]
@@ -27,6 +27,10 @@ def part_sources(
     tensor, pipeline, data = tp > 1, pp > 1, dp > 1
     expert = out["expert_parallel"] > 1
     overlap = data & inputs.overlap
+    across = []  # the reader's algorithm between nodes where it is not the ring
+    if inputs.allreduce != "ring" and f"allreduce.{inputs.allreduce}" in formulas:
+        spans = data & (inputs.P > inputs.devices_per_node)
+        across = [(formulas[f"allreduce.{inputs.allreduce}"], spans), (ACROSS_NODES, spans)]
     return {
         "compute": [(flops, np.ones(len(layouts), bool))]
         + ([(FROZEN_BASE, np.ones(len(layouts), bool))] if frozen else []),
@@ -43,6 +47,8 @@ def part_sources(
             (ring_formula, data),
             (PLACEMENT, data),
             (HIERARCHICAL, out["hierarchical"]),
+            (RAIL_SHARES, out["hierarchical"]),
+            *across,
             (OVERLAP, overlap),
             (LAST_MICRO_BATCH, overlap),
             (NO_DATA_OVERLAP, data & (not inputs.overlap)),
