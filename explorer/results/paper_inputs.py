@@ -27,6 +27,7 @@ MLPERF_V06 = "https://github.com/mlcommons/training_results_v0.6/blob/f312518c2d
 GOOGLE_V06_LOG = MLPERF_V06 + "Google/results/tpu-v3-2048/resnet/result_0.txt"
 
 
+IBM_DDL = "https://www.ibm.com/blogs/systems/scaling-tensorflow-and-caffe-to-256-gpus/"
 LAMB_TABLE = "https://www.arxiv-vanity.com/papers/1904.00962/"
 LAMB_PHASES = (
     f"8599 steps at batch 65536/32768 in 76.19 min on 1024 TPUs (Table 1 of arXiv 1904.00962 v1, "
@@ -107,6 +108,21 @@ CNN_GIVEN: dict[str, dict[str, Given]] = {
             32768,
             "assumed: the paper's batch is not recorded; the 32,768 of the same authors' "
             f"MLPerf v0.6 ResNet-50 runs on a 1024-chip TPU v3 pod ({GOOGLE_V06_LOG})",
+        ),
+    },
+    "cho2017-resnet101-22k": {
+        "batch": Given(
+            8192,
+            "assumed: 32 images per GPU x 256 GPUs, as the same paper's ResNet-50 run ("
+            + recalled("32 per GPU")
+            + "); the speedup changes with it only through the exchange's share",
+        ),
+        "baseline_devices": Given(
+            4, f"'16 days on a single Power Systems server ... with four NVIDIA P100' ({IBM_DDL})"
+        ),
+        "baseline_interconnect": Given(
+            "NVLink within one server",
+            recalled("the S822LC's four P100 GPUs on NVLink") + ", the planner's NVLink link",
         ),
     },
     "cho2017-resnet50-256gpu": {
@@ -383,10 +399,6 @@ NOT_EXPRESSIBLE: dict[str, str] = {
         "petaflops on 512 V100 GPUs and 49 TFLOP/s per GPU, but no stored first-hand page gives "
         "its layers, hidden size or batch per GPU, nor where (CPU or NVMe) its parameters and "
         "optimizer state were offloaded; the host term for a CPU offload exists (offload.py)"
-    ),
-    "cho2017-resnet101-22k": (
-        "the planner lacks the network (resnet-101), and the epochs and ImageNet-22k's size "
-        "are not recorded"
     ),
     "iandola2016-firecaffe-googlenet": (
         "the planner lacks the network (GoogLeNet's layer table), the interconnect (Cray "
