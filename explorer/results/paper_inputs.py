@@ -125,6 +125,15 @@ CNN_GIVEN: dict[str, dict[str, Given]] = {
             recalled("the S822LC's four P100 GPUs on NVLink") + ", the planner's NVLink link",
         ),
     },
+    "iandola2016-firecaffe-googlenet": {
+        "baseline_devices": Given(
+            1, "the record's claim: a speedup over one GPU to 128 (the abstract's comparison)"
+        ),
+        "strategy": Given(
+            "data-tree",
+            "FireCaffe's reduction tree (the record's strategy): the planner's tree allreduce",
+        ),
+    },
     "cho2017-resnet50-256gpu": {
         "batch": Given(8192, recalled("32 images per GPU x 256 GPUs")),
     },
@@ -400,15 +409,11 @@ NOT_EXPRESSIBLE: dict[str, str] = {
         "its layers, hidden size or batch per GPU, nor where (CPU or NVMe) its parameters and "
         "optimizer state were offloaded; the host term for a CPU offload exists (offload.py)"
     ),
-    "iandola2016-firecaffe-googlenet": (
-        "the planner lacks the network (GoogLeNet's layer table), the interconnect (Cray "
-        "Gemini) has no recorded figure, and the speedup compares a one-GPU run and a 128-GPU "
-        "run whose batches and epochs are not recorded"
-    ),
     "iandola2016-firecaffe-nin": (
-        "the planner lacks the network (Network-in-Network's layer table), the interconnect "
-        "(Cray Gemini) has no recorded figure, and the speedup's two runs (batches, epochs) "
-        "are not recorded"
+        "the planner lacks the network: no stored first-hand page gives Network-in-Network's "
+        "ImageNet layer table (its author's cuda-convnet repository, mavenlin/cuda-convnet at "
+        "f78ec367, holds only the CIFAR, MNIST and SVHN definitions); FireCaffe's GoogLeNet "
+        "run, on the same machine, is predicted"
     ),
     "le2012-autoencoder-16000cores": (
         "the planner lacks the network (a locally connected sparse autoencoder) and the "

@@ -110,6 +110,8 @@ def prepare(result: dict, networks: set[str]) -> tuple[Inputs, dict] | dict[str,
         gamma=2 if precision(config) != "fp32" else 4,
     )
     strategy = TPU_STRATEGY if link.slug.startswith("tpu-") else GPU_STRATEGY
+    if "strategy" in given:  # the paper's own exchange, where the planner has it
+        strategy = given["strategy"].value
     return inputs, {"device": device, "link": link, "strategy": strategy, "measured": what}
 
 
@@ -193,9 +195,10 @@ def _baseline(
     their own link; its step at the peak and at the efficiency."""
     given = _given(result)
     devices = int(given["baseline_devices"].value)
-    link = matching(LINKS, given["baseline_interconnect"].value)
+    named = given["baseline_interconnect"].value if devices > 1 else ""
+    link = matching(LINKS, named) if devices > 1 else ONE_DEVICE
     if link is None:
-        return f"the planner lacks the baseline's link ({given['baseline_interconnect'].value})"
+        return f"the planner lacks the baseline's link ({named})"
     base = replace(
         inputs,
         P=devices,

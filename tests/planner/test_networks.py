@@ -31,6 +31,9 @@ def test_it_records_a_source_and_the_assumptions_for_every_network():
         ("vgg-16", 21, [25088, 4096, 4096], (512, 14, 14)),
         ("resnet-50", 56, [2048], (2048, 7, 7)),
         ("resnet-101", 107, [2048], (2048, 7, 7)),
+        # GoogLeNet's main chain ends on inception 5b's 3x3 branch; the fc takes the
+        # concatenation, 384 + 384 + 128 + 128 = 1024 channels.
+        ("googlenet", 72, [1024], (384, 7, 7)),
     ],
 )
 def test_it_derives_the_sizes_the_papers_give(slug, layers, fc_inputs, last_conv_output):
@@ -48,6 +51,8 @@ EXPECTED = {
     "resnet-50": (25_557_032, None, 3_857_973_248, 3_800_000_000),
     # The authors' prototxt: 44.5M parameters; Table 1's 7.6e9 FLOPs not read on a stored page.
     "resnet-101": (44_549_160, None, 7_570_194_432, None),
+    # Caffe's GoogLeNet (BVLC's deploy file): 7.0M parameters, 1.58e9 multiply-adds.
+    "googlenet": (6_998_552, None, 1_582_671_872, None),
 }
 
 
