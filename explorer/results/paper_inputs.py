@@ -96,6 +96,17 @@ MEGATRON_COUNT_ASSUMED = recalled(
 PALM_TABLE = recalled("PaLM's Table 1 (arXiv 2204.02311), 540B row")
 
 
+FIRECAFFE = {
+    "baseline_devices": Given(
+        1, "the record's claim: a speedup over one GPU to 128 (the abstract's comparison)"
+    ),
+    "strategy": Given(
+        "data-tree",
+        "FireCaffe's reduction tree (the record's strategy): the planner's tree allreduce",
+    ),
+}
+
+
 # The CNN results' missing inputs: batch and epochs (time to train), or the batch alone
 # (throughput, samples per second).
 CNN_GIVEN: dict[str, dict[str, Given]] = {
@@ -125,15 +136,8 @@ CNN_GIVEN: dict[str, dict[str, Given]] = {
             recalled("the S822LC's four P100 GPUs on NVLink") + ", the planner's NVLink link",
         ),
     },
-    "iandola2016-firecaffe-googlenet": {
-        "baseline_devices": Given(
-            1, "the record's claim: a speedup over one GPU to 128 (the abstract's comparison)"
-        ),
-        "strategy": Given(
-            "data-tree",
-            "FireCaffe's reduction tree (the record's strategy): the planner's tree allreduce",
-        ),
-    },
+    "iandola2016-firecaffe-googlenet": FIRECAFFE,
+    "iandola2016-firecaffe-nin": FIRECAFFE,
     "cho2017-resnet50-256gpu": {
         "batch": Given(8192, recalled("32 images per GPU x 256 GPUs")),
     },
@@ -408,12 +412,6 @@ NOT_EXPRESSIBLE: dict[str, str] = {
         "petaflops on 512 V100 GPUs and 49 TFLOP/s per GPU, but no stored first-hand page gives "
         "its layers, hidden size or batch per GPU, nor where (CPU or NVMe) its parameters and "
         "optimizer state were offloaded; the host term for a CPU offload exists (offload.py)"
-    ),
-    "iandola2016-firecaffe-nin": (
-        "the planner lacks the network: no stored first-hand page gives Network-in-Network's "
-        "ImageNet layer table (its author's cuda-convnet repository, mavenlin/cuda-convnet at "
-        "f78ec367, holds only the CIFAR, MNIST and SVHN definitions); FireCaffe's GoogLeNet "
-        "run, on the same machine, is predicted"
     ),
     "le2012-autoencoder-16000cores": (
         "the planner lacks the network (a locally connected sparse autoencoder) and the "

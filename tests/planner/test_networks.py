@@ -34,6 +34,8 @@ def test_it_records_a_source_and_the_assumptions_for_every_network():
         # GoogLeNet's main chain ends on inception 5b's 3x3 branch; the fc takes the
         # concatenation, 384 + 384 + 128 + 128 = 1024 channels.
         ("googlenet", 72, [1024], (384, 7, 7)),
+        # Network-in-Network ends on a 1x1 convolution to the 1000 classes: no fc layer.
+        ("network-in-network", 16, [], (1000, 6, 6)),
     ],
 )
 def test_it_derives_the_sizes_the_papers_give(slug, layers, fc_inputs, last_conv_output):
@@ -53,6 +55,7 @@ EXPECTED = {
     "resnet-101": (44_549_160, None, 7_570_194_432, None),
     # Caffe's GoogLeNet (BVLC's deploy file): 7.0M parameters, 1.58e9 multiply-adds.
     "googlenet": (6_998_552, None, 1_582_671_872, None),
+    "network-in-network": (7_595_176, None, 1_100_188_800, None),
 }
 
 

@@ -214,7 +214,8 @@ def test_it_writes_each_derivation_with_the_values_substituted():
         ({"batch": "1e999"}, "batch (minibatch size N"),
         (
             {"network": "lenet"},
-            "network must be one of alexnet, googlenet, resnet-101, resnet-50, vgg-16",
+            "network must be one of alexnet, googlenet, network-in-network, resnet-101, "
+            "resnet-50, vgg-16",
         ),
         ({"machine": "cray"}, "machine must be one of example, alexnet-2012, goyal-2017"),
         ({"allreduce": "gossip"}, "allreduce must be one of ring, tree, butterfly, rabenseifner"),
