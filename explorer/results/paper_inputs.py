@@ -291,8 +291,12 @@ TRANSFORMER_RUNS: dict[str, TransformerRun] = {
             "dp": Given(1, "one GPU"),
             "zero": Given(2, f"{ZERO_OFFLOAD_TUTORIAL} (zero_optimization stage 2, offload cpu)"),
         },
-        batch=Given(10, f"{ZERO_OFFLOAD_TUTORIAL} (--batch-size 10)"),
-        micro_batch_size=Given(10, f"{ZERO_OFFLOAD_TUTORIAL} (--batch-size 10, one GPU)"),
+        batch=Given(
+            10,
+            f"{ZERO_OFFLOAD_TUTORIAL} (--batch-size 10): DeepSpeed's tutorial of the same setting "
+            "(a 10B GPT-2 on one V100); the paper's own batch is not recorded",
+        ),
+        micro_batch_size=Given(10, "derived: the batch on one GPU"),
         device=Given(
             "NVIDIA V100 32GB",
             f"'a single NVIDIA Tesla V100-SXM3 ... with 32GB' ({ZERO_OFFLOAD_TUTORIAL}); the "
