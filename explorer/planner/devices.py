@@ -160,6 +160,15 @@ LINKS: dict[str, Link] = {
     for link in (
         _tpu_pod("tpu-v3-pod", "TPU v3 pod", "340 TB/s", 1024, TPU_V3_PAGE),
         _tpu_pod("tpu-v4-pod", "TPU v4 pod", "1.1 PB/s", 4096, TPU_V4_PAGE),
+        Link(
+            "cray-gemini",
+            "Cray Gemini",
+            8.3,
+            1.4,
+            "'Point-to-point ≤ 8.3 GB/s' (Cray XK7, http://www.euroben.nl/reports/web13/xk7.php); "
+            "latency 0.7-1.4 µs, the upper end taken (http://www.euroben.nl/reports/web13/xe6.php)"
+            " (secondary pages)",
+        ),
         Link("ethernet-50g", "50 Gbit/s Ethernet", 6.25, 10.0),
         Link("infiniband-fdr", "InfiniBand FDR", 6.8, 2.0),
         Link("infiniband-edr", "InfiniBand EDR", 12.5, 1.5),

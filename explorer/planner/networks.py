@@ -257,7 +257,12 @@ def _derivations(
             "multiply-adds",
             "Σ conv/fc layers of the forward work formula at N = 1",
             f"Σ over {int((one.multiply_adds > 0).sum())} conv and fc layers",
-            [costs.used["conv.forward.work"], costs.used["fc.forward.work"]],
+            # Network-in-Network has no fc layer: only the work formulas its layers use.
+            [
+                costs.used[role]
+                for role in ("conv.forward.work", "fc.forward.work")
+                if role in costs.used
+            ],
         ),
         Derivation(
             "forward work per minibatch",

@@ -269,7 +269,8 @@ def answer(query) -> dict[str, Any]:
             "planner's prediction runs the paper's devices (the device catalogue's peaks), links "
             "and, for transformers, the paper's model and layout; its ratio is predicted / "
             "measured time (step times formed with the FLOP count each figure uses, times to "
-            "train, device-hours; a FLOP count as a count), at the calibrated default efficiency "
+            "train, device-hours; a FLOP count as a count; a speedup over fewer devices as "
+            "measured / predicted speedup), at the calibrated default efficiency "
             "(`ratio`, basis in `efficiency`) and at the peak (`ratio_at_peak`): below 1 the "
             "planner is optimistic."
         ),

@@ -27,6 +27,7 @@ MLPERF_V06 = "https://github.com/mlcommons/training_results_v0.6/blob/f312518c2d
 GOOGLE_V06_LOG = MLPERF_V06 + "Google/results/tpu-v3-2048/resnet/result_0.txt"
 
 
+IBM_DDL = "https://www.ibm.com/blogs/systems/scaling-tensorflow-and-caffe-to-256-gpus/"
 LAMB_TABLE = "https://www.arxiv-vanity.com/papers/1904.00962/"
 LAMB_PHASES = (
     f"8599 steps at batch 65536/32768 in 76.19 min on 1024 TPUs (Table 1 of arXiv 1904.00962 v1, "
@@ -75,6 +76,35 @@ class TransformerRun:
     count_source: str = ""
     P: Given | None = None  # when the record gives no device count (device-hours)
     phases: tuple[Phase, ...] = ()  # a time to train in phases (count "phases")
+    device: Given | None = None  # the device when the record's names another (its source)
+    utilisation: Given | None = None  # count "model": a utilisation the record does not hold
+    offload: bool = False  # ZeRO-Offload: optimizer state and update on the host (offload.py)
+
+
+DEEPSPEED = "https://github.com/microsoft/DeepSpeed/blob/38327e07f6cd39b63418f60cedd1651b0be3e7c3/"
+ZERO_OFFLOAD_TUTORIAL = DEEPSPEED + "docs/_tutorials/zero-offload.md"
+ZERO2_TUTORIAL = DEEPSPEED + "docs/_tutorials/megatron.md"
+ZERO_OFFLOAD_SCRIPT = (
+    "https://github.com/microsoft/DeepSpeedExamples/blob/d0bc4e8c67a683410c8267aefcff95c0a4fa13bf/"
+    "Megatron-LM/model_size_test/ds_zero-offload_10B_pretrain_gpt2_model_parallel.sh"
+)
+GPT2_PADDED_VOCAB = recalled("GPT-2's 50,257 padded to a multiple of 128 (Megatron-LM's default)")
+MEGATRON_COUNT_ASSUMED = recalled(
+    "the paper's count is not recorded: Megatron-LM 2021's (with recomputation, which the runs "
+    "used) assumed"
+)
+PALM_TABLE = recalled("PaLM's Table 1 (arXiv 2204.02311), 540B row")
+
+
+FIRECAFFE = {
+    "baseline_devices": Given(
+        1, "the record's claim: a speedup over one GPU to 128 (the abstract's comparison)"
+    ),
+    "strategy": Given(
+        "data-tree",
+        "FireCaffe's reduction tree (the record's strategy): the planner's tree allreduce",
+    ),
+}
 
 
 # The CNN results' missing inputs: batch and epochs (time to train), or the batch alone
@@ -91,6 +121,23 @@ CNN_GIVEN: dict[str, dict[str, Given]] = {
             f"MLPerf v0.6 ResNet-50 runs on a 1024-chip TPU v3 pod ({GOOGLE_V06_LOG})",
         ),
     },
+    "cho2017-resnet101-22k": {
+        "batch": Given(
+            8192,
+            "assumed: 32 images per GPU x 256 GPUs, as the same paper's ResNet-50 run ("
+            + recalled("32 per GPU")
+            + "); the speedup changes with it only through the exchange's share",
+        ),
+        "baseline_devices": Given(
+            4, f"'16 days on a single Power Systems server ... with four NVIDIA P100' ({IBM_DDL})"
+        ),
+        "baseline_interconnect": Given(
+            "NVLink within one server",
+            recalled("the S822LC's four P100 GPUs on NVLink") + ", the planner's NVLink link",
+        ),
+    },
+    "iandola2016-firecaffe-googlenet": FIRECAFFE,
+    "iandola2016-firecaffe-nin": FIRECAFFE,
     "cho2017-resnet50-256gpu": {
         "batch": Given(8192, recalled("32 images per GPU x 256 GPUs")),
     },
@@ -229,6 +276,115 @@ TRANSFORMER_RUNS: dict[str, TransformerRun] = {
         ),
     ),
     "brown2020-gpt3-175b": TransformerRun("gpt3-175b", count="total"),
+    "ren2021-zerooffload-1gpu": TransformerRun(
+        "transformer",
+        shape={
+            "layers": Given(50, f"{ZERO_OFFLOAD_TUTORIAL} (--num-layers 50)"),
+            "hidden": Given(4096, f"{ZERO_OFFLOAD_TUTORIAL} (--hidden-size 4096)"),
+            "heads": Given(32, f"{ZERO_OFFLOAD_TUTORIAL} (--num-attention-heads 32)"),
+            "seq_len": Given(1024, f"{ZERO_OFFLOAD_SCRIPT} (--seq-length 1024)"),
+            "vocab": Given(50304, GPT2_PADDED_VOCAB),
+        },
+        layout={
+            "tp": Given(1, f"{ZERO_OFFLOAD_TUTORIAL} (--model-parallel-size 1, one GPU)"),
+            "pp": Given(1, "one GPU"),
+            "dp": Given(1, "one GPU"),
+            "zero": Given(2, f"{ZERO_OFFLOAD_TUTORIAL} (zero_optimization stage 2, offload cpu)"),
+        },
+        batch=Given(
+            10,
+            f"{ZERO_OFFLOAD_TUTORIAL} (--batch-size 10): DeepSpeed's tutorial of the same setting "
+            "(a 10B GPT-2 on one V100); the paper's own batch is not recorded",
+        ),
+        micro_batch_size=Given(10, "derived: the batch on one GPU"),
+        device=Given(
+            "NVIDIA V100 32GB",
+            f"'a single NVIDIA Tesla V100-SXM3 ... with 32GB' ({ZERO_OFFLOAD_TUTORIAL}); the "
+            "catalogue's SXM3 row states no peak: the V100 SXM2 32GB's figures are taken",
+        ),
+        offload=True,
+        count_source=MEGATRON_COUNT_ASSUMED + "; " + NARAYANAN_COUNT,
+    ),
+    "rajbhandari2020-zero-100b": TransformerRun(
+        "transformer",
+        shape={
+            "layers": Given(125, recalled("125 layers (the ZeRO paper's 100B configuration)")),
+            "hidden": Given(8192, recalled("hidden size 8192 (the same configuration)")),
+            "heads": Given(32, recalled("32 attention heads (the same configuration)")),
+            "seq_len": Given(
+                1024,
+                "assumed: DeepSpeed's Megatron GPT-2 scripts' sequence length, e.g. "
+                f"{ZERO_OFFLOAD_SCRIPT} (--seq-length 1024)",
+            ),
+            "vocab": Given(50304, GPT2_PADDED_VOCAB),
+        },
+        layout={
+            "tp": Given(16, recalled("Megatron model parallelism of 16, one DGX-2")),
+            "pp": Given(
+                1, f"ZeRO-2 with Megatron-LM model parallelism, no pipeline ({ZERO2_TUTORIAL})"
+            ),
+            "dp": Given(25, "derived: 400 GPUs / 16"),
+            "zero": Given(2, f"ZeRO-2 for the 100B runs on 400 V100 GPUs ({ZERO2_TUTORIAL})"),
+        },
+        batch=Given(
+            100,
+            "assumed (the record gives none): 4 sequences per data-parallel replica, the largest "
+            "power of two whose activations fit in 32 GB by the planner's memory model; the ratio "
+            "moves with it through the exposed exchange's share (8 a replica, which does not "
+            "fit: ratio 0.44 instead of 0.55)",
+        ),
+        micro_batch_size=Given(4, "derived: batch 100 / 25 replicas"),
+        devices_per_node=DGX2_NODE,
+        count_source=MEGATRON_COUNT_ASSUMED + "; " + NARAYANAN_COUNT,
+    ),
+    "chowdhery2022-palm-540b": TransformerRun(
+        "transformer",
+        shape={
+            "layers": Given(118, PALM_TABLE),
+            "hidden": Given(18432, PALM_TABLE),
+            "heads": Given(
+                48,
+                PALM_TABLE + "; the planner's heads are hidden / heads = 384 wide "
+                "(PaLM's 256): its q and o projections count 26.7B more",
+            ),
+            "kv_heads": Given(
+                12,
+                "approximation: PaLM's multi-query attention has one key/value head, kept on "
+                "each of the 12 model-parallel shards; the planner needs tp to divide the "
+                "key/value heads, so 12 are counted (18.6B more)",
+            ),
+            "ffn_hidden": Given(73728, recalled("d_ff = 4 x 18432 with SwiGLU (PaLM's §2)")),
+            "gated": Given(True, recalled("SwiGLU (PaLM's §2)")),
+            "seq_len": Given(2048, recalled("sequences of 2048 tokens (PaLM's §5)")),
+            "vocab": Given(256000, recalled("a 256k-token SentencePiece vocabulary (PaLM's §2)")),
+        },
+        layout={
+            "zero": Given(
+                3,
+                "approximation: PaLM shards its weights over the data axis too (2-D weight "
+                "sharding), taken as ZeRO-3 over the 512 data-parallel replicas",
+            ),
+        },
+        devices_per_node=Given(
+            12,
+            "approximation: the planner keeps a tensor group inside a node; a TPU v4 pod's "
+            "chips share one torus, so groups of 12 chips on the pod's link are taken as nodes",
+        ),
+        batch=Given(2048, recalled("2048 sequences, the last of the batch ramp 512/1024/2048")),
+        micro_batch_size=Given(4, "derived: 2048 / 512 data-parallel replicas"),
+        utilisation=Given(
+            0.462,
+            recalled("model FLOPs utilisation 46.2 % (PaLM's Table 3, the record's note)")
+            + "; the record's figure, 57.8 %, is hardware FLOPs utilisation (with "
+            "rematerialization): model FLOPs are compared with model FLOPs",
+        ),
+        recompute="full",
+        count="model",
+        count_source="model FLOPs utilisation (recalled, 46.2 %) against the planner's model "
+        "FLOPs (without recomputation), the same count on both sides; the planner's step "
+        "recomputes the forward pass (derived: the paper's hardware / model utilisation, 57.8 / "
+        "46.2 = 1.25, is near full recomputation's 4/3)",
+    ),
     "you2020-lamb-bert": TransformerRun(
         "bert-large",
         layout={"tp": Given(1, "data parallelism"), "pp": Given(1, "data parallelism")},
@@ -248,41 +404,18 @@ NOT_EXPRESSIBLE: dict[str, str] = {
         "AlexNet split each layer's kernels between its two GPUs (no such layout), and its "
         "epochs are not recorded"
     ),
-    "chowdhery2022-palm-540b": (
-        "the measured figure is hardware FLOPs utilisation, which counts rematerialized FLOPs "
-        "under a policy the record does not give, and PaLM's 12-way model parallelism on TPU "
-        "v4 is 2-D weight sharding, not the tensor parallelism the planner models; the model's "
-        "shape is not on a stored page"
-    ),
-    "rajbhandari2020-zero-100b": (
-        "the model's shape (layers, hidden size) and the layout (ZeRO-2 with Megatron's tensor "
-        "parallelism: its degree and batch) are not recorded"
-    ),
     "lepikhin2020-gshard-600b": (
         "the MoE model's shape (experts per layer, hidden sizes) and the tokens trained on in "
-        "the 4 days are not recorded; GShard's 2-D sharding of experts over 2048 TPU v3 cores "
-        "is no layout of the planner's"
-    ),
-    "ren2021-zerooffload-1gpu": (
-        "the planner has no CPU offload of the optimizer state and update (ZeRO-Offload), and "
-        "the model's shape is not recorded"
+        "the 4 days are not recorded (tensorflow/lingvo's GShard configurations at e0be5dc4 are "
+        "dense language models, not the 600B translation model); GShard's 2-D sharding of "
+        "experts over 2048 TPU v3 cores is no layout of the planner's"
     ),
     "rajbhandari2021-zeroinfinity-512gpu": (
-        "the planner has no CPU or NVMe offload (ZeRO-Infinity), and the model is not recorded"
-    ),
-    "cho2017-resnet101-22k": (
-        "the planner lacks the network (resnet-101), and the epochs and ImageNet-22k's size "
-        "are not recorded"
-    ),
-    "iandola2016-firecaffe-googlenet": (
-        "the planner lacks the network (GoogLeNet's layer table), the interconnect (Cray "
-        "Gemini) has no recorded figure, and the speedup compares a one-GPU run and a 128-GPU "
-        "run whose batches and epochs are not recorded"
-    ),
-    "iandola2016-firecaffe-nin": (
-        "the planner lacks the network (Network-in-Network's layer table), the interconnect "
-        "(Cray Gemini) has no recorded figure, and the speedup's two runs (batches, epochs) "
-        "are not recorded"
+        "the run's model is not recorded: DeepSpeed's ZeRO-3 Offload post "
+        f"({DEEPSPEED}docs/_posts/2021-03-08-zero3-offload.md) states 1 trillion parameters, 25 "
+        "petaflops on 512 V100 GPUs and 49 TFLOP/s per GPU, but no stored first-hand page gives "
+        "its layers, hidden size or batch per GPU, nor where (CPU or NVMe) its parameters and "
+        "optimizer state were offloaded; the host term for a CPU offload exists (offload.py)"
     ),
     "le2012-autoencoder-16000cores": (
         "the planner lacks the network (a locally connected sparse autoencoder) and the "

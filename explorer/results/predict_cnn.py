@@ -64,6 +64,8 @@ def measured(result: dict) -> tuple[str, float] | None:
         return "time to train", figures["time_to_train_s"]
     if "samples_per_s" in figures:
         return "throughput", figures["samples_per_s"]
+    if "speedup" in figures and "baseline_devices" in given:
+        return "speedup", figures["speedup"]
     return None
 
 
@@ -108,6 +110,8 @@ def prepare(result: dict, networks: set[str]) -> tuple[Inputs, dict] | dict[str,
         gamma=2 if precision(config) != "fp32" else 4,
     )
     strategy = TPU_STRATEGY if link.slug.startswith("tpu-") else GPU_STRATEGY
+    if "strategy" in given:  # the paper's own exchange, where the planner has it
+        strategy = given["strategy"].value
     return inputs, {"device": device, "link": link, "strategy": strategy, "measured": what}
 
 
@@ -155,6 +159,11 @@ def predict(
     }
     if quantity == "time to train":
         out |= _time_to_train(result, inputs, at_peak, at_efficiency, value)
+    elif quantity == "speedup":
+        baseline = _baseline(result, inputs, formulas, meta["strategy"], efficiency)
+        if isinstance(baseline, str):
+            return cannot(baseline)
+        out |= _speedup(inputs, baseline, (at_peak, at_efficiency), value)
     else:
         out |= _throughput(inputs, at_peak, at_efficiency, value)
     out["assumptions"] = _assumptions(result, inputs, meta, out)
@@ -176,6 +185,58 @@ def _time_to_train(result: dict, inputs: Inputs, peak: dict, chosen: dict, value
         "compared": f"times to train: {steps} steps = {epochs} epochs x {images} images / batch",
         "headline": f"time to train {chosen['step_time'] * steps:.4g} s predicted, {value:.4g} s "
         "measured",
+    }
+
+
+def _baseline(
+    result: dict, inputs: Inputs, formulas: Any, slug: str, efficiency: float
+) -> tuple[Inputs, dict, dict] | str:
+    """The speedup's baseline run: the paper's fewer devices at the same batch per device, on
+    their own link; its step at the peak and at the efficiency."""
+    given = _given(result)
+    devices = int(given["baseline_devices"].value)
+    named = given["baseline_interconnect"].value if devices > 1 else ""
+    link = matching(LINKS, named) if devices > 1 else ONE_DEVICE
+    if link is None:
+        return f"the planner lacks the baseline's link ({named})"
+    base = replace(
+        inputs,
+        P=devices,
+        batch=inputs.batch // inputs.P * devices,
+        latency_us=link.latency_us,
+        bandwidth_gbs=link.bandwidth_gbs,
+    )
+    at_peak, at_efficiency = step(base, formulas, slug, 1.0), step(base, formulas, slug, efficiency)
+    if isinstance(at_peak, str) or isinstance(at_efficiency, str):
+        return at_peak if isinstance(at_peak, str) else str(at_efficiency)
+    return base, at_peak, at_efficiency
+
+
+def _speedup(inputs: Inputs, baseline: tuple, steps: tuple[dict, dict], value: float) -> dict:
+    """The same epochs on both runs: the speedup is the baseline's time per sample over the
+    run's (step / batch each); ratio = measured / predicted speedup (the run's predicted time
+    over its measured one, the baseline's taken as measured)."""
+    base, base_peak, base_chosen = baseline
+    peak, chosen = steps
+
+    def speedup(base_step: dict, run_step: dict) -> float:
+        return (base_step["step_time"] / base.batch) / (run_step["step_time"] / inputs.batch)
+
+    predicted, at_peak = speedup(base_chosen, chosen), speedup(base_peak, peak)
+    return {
+        "steps": None,
+        "predicted_speedup": predicted,
+        "predicted_speedup_at_peak": at_peak,
+        "measured_speedup": value,
+        "ratio": value / predicted,
+        "ratio_at_peak": value / at_peak,
+        "compared": (
+            f"speedups over {base.P} devices at the same batch per device ({base.batch} on "
+            f"{base.P}, {inputs.batch} on {inputs.P}) and the same epochs (assumed: neither run's "
+            "epochs are recorded): (baseline step / "
+            "its batch) / (step / batch); ratio = measured / predicted speedup"
+        ),
+        "headline": f"speedup {predicted:.3g}x predicted, {value:.3g}x measured",
     }
 
 

@@ -23,6 +23,7 @@ from explorer.planner.devices import LINKS, Device, device_named, matching
 from explorer.planner.machine import PRESETS, Inputs, PlannerInputError
 from explorer.planner.transformer import PRESETS as MODELS
 
+from .offload import gpu_memory, offload_time
 from .paper_inputs import TransformerRun
 from .predict_cnn import cannot, precision
 
@@ -46,10 +47,12 @@ def _machine(run: TransformerRun, device: Device, config: dict) -> dict[str, Any
     values = {"flops": flops, "memory_gb": device.memory_gb, "device": device.slug}
     if link is not None:
         values |= {"latency_us": link.latency_us, "bandwidth_gbs": link.bandwidth_gbs}
-    if run.devices_per_node and device.intra_bandwidth_gbs:
+    # A TPU pod's chips share one torus: its link is the link inside a "node" as well.
+    intra = device.intra_bandwidth_gbs or (link.bandwidth_gbs if link is not None else None)
+    if run.devices_per_node and intra:
         values |= {
             "devices_per_node": run.devices_per_node.value,
-            "intra_bandwidth_gbs": device.intra_bandwidth_gbs,
+            "intra_bandwidth_gbs": intra,
             "intra_latency_us": 1.0,
         }
     return values
@@ -64,9 +67,10 @@ def _layout(run: TransformerRun, config: dict) -> dict[str, int]:
 def inputs_for(result: dict, run: TransformerRun) -> Inputs | str:
     """The planner's inputs for the result (at the peak), or why it cannot take them."""
     config = result["config"]
-    device = device_named(config["device_kind"])
+    named = run.device.value if run.device else config["device_kind"]
+    device = device_named(named)
     if device is None:
-        return f"the planner lacks the device ({config['device_kind']})"
+        return f"the planner lacks the device ({named})"
     machine = _machine(run, device, config)
     if isinstance(machine, str):
         return machine
@@ -85,7 +89,7 @@ def inputs_for(result: dict, run: TransformerRun) -> Inputs | str:
     batch = run.batch.value if run.batch else config["global_batch"]
     if devices:
         values["P"] = int(devices)
-    if batch and config["batch_unit"] == "sequences":
+    if batch and (run.batch or config["batch_unit"] == "sequences"):  # run.batch: sequences
         values["batch"] = int(batch)
     if run.micro_batch_size:
         values["micro_batch_size"] = run.micro_batch_size.value
@@ -125,12 +129,20 @@ def predict(
     if isinstance(at_peak, str) or isinstance(chosen, str):
         return cannot(at_peak if isinstance(at_peak, str) else str(chosen))
     strategy, network = chosen
+    peak_strategy, fits = at_peak[0], strategy["fits"]
+    host = None
+    if run.offload:  # the host's share of the step (offload.py): at any GPU efficiency
+        per_host = run.devices_per_node.value if run.devices_per_node else 1
+        host = offload_time(network["parameters"], strategy["layout"], per_host)
+        strategy = strategy | {"step_time": strategy["step_time"] + host["seconds"]}
+        peak_strategy = peak_strategy | {"step_time": peak_strategy["step_time"] + host["seconds"]}
+        fits = gpu_memory(strategy) <= inputs.memory_gb * 1e9
     compared = _compared(
         result,
         run,
         replace(inputs, efficiency=efficiency),
         network,
-        (at_peak[0], strategy),
+        (peak_strategy, strategy),
         formulas,
     )
     if isinstance(compared, str):
@@ -142,14 +154,15 @@ def predict(
         "strategy": strategy["slug"],
         "strategy_name": strategy["name"],
         "step_time_s": strategy["step_time"],
-        "step_time_at_peak_s": at_peak[0]["step_time"],
+        "step_time_at_peak_s": peak_strategy["step_time"],
         "steps": None,
-        "fits": strategy["fits"],
+        "fits": fits,
         "device": inputs.device,
         "efficiency": calibrated,
         "inputs": _shown(inputs) | {"layout": layout},
         **compared,
-        "assumptions": _assumptions(run, inputs, layout),
+        "assumptions": _assumptions(run, inputs, layout)
+        + (f"; ZeRO-Offload's host term added to the step: {host['formula']}" if host else ""),
     }
 
 
@@ -249,13 +262,14 @@ def _measured_step(
 ) -> tuple[float, str] | str:
     figures, P = _figures(result), inputs.P
     if run.count == "model":
-        if "utilisation" not in figures:
+        utilisation = run.utilisation.value if run.utilisation else figures.get("utilisation")
+        if utilisation is None:
             return "no model FLOPs utilisation recorded"
         count = network["model_flops_per_step"]
-        step = count / (P * figures["utilisation"] * inputs.flops)
+        step = count / (P * utilisation * inputs.flops)
         return step, (
             f"step times: measured = model FLOPs per step ({count:.4g}) / (P x utilisation "
-            f"{figures['utilisation']} x peak {inputs.flops:.4g} FLOP/s); {run.count_source}"
+            f"{utilisation} x peak {inputs.flops:.4g} FLOP/s); {run.count_source}"
         )
     per_device, said = _per_device(result, P)
     if per_device is None:
@@ -286,7 +300,7 @@ def _assumptions(run: TransformerRun, inputs: Inputs, layout: dict) -> str:
         + ", ".join(f"{name} {g.value} ({g.source})" for name, g in run.shape.items())
     )
     given = [f"{name} {g.value}: {g.source}" for name, g in run.layout.items()]
-    for name in ("batch", "micro_batch_size", "devices_per_node", "P"):
+    for name in ("device", "utilisation", "batch", "micro_batch_size", "devices_per_node", "P"):
         value = getattr(run, name)
         if value is not None:
             given.append(f"{name} {value.value}: {value.source}")

@@ -143,7 +143,9 @@ def test_it_uses_a_curators_formula_from_the_catalogue(client, survey):
             "network=lenet",
             {
                 "network": [
-                    "must be one of alexnet, vgg-16, resnet-50, bert-large, gpt2-xl, gpt3-175b, "
+                    "must be one of alexnet, vgg-16, resnet-50, resnet-101, googlenet, "
+                    "network-in-network, bert-large, "
+                    "gpt2-xl, gpt3-175b, "
                     "megatron-1t, llama2-7b, llama2-70b, llama3.1-8b, llama3.1-405b, "
                     "deepspeed-moe-52b, gpt3-175b-mlperf, llama2-70b-lora, deepseek-v3, "
                     "transformer "

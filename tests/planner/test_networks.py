@@ -30,6 +30,12 @@ def test_it_records_a_source_and_the_assumptions_for_every_network():
         ("alexnet", 11, [9216, 4096, 4096], (256, 13, 13)),
         ("vgg-16", 21, [25088, 4096, 4096], (512, 14, 14)),
         ("resnet-50", 56, [2048], (2048, 7, 7)),
+        ("resnet-101", 107, [2048], (2048, 7, 7)),
+        # GoogLeNet's main chain ends on inception 5b's 3x3 branch; the fc takes the
+        # concatenation, 384 + 384 + 128 + 128 = 1024 channels.
+        ("googlenet", 72, [1024], (384, 7, 7)),
+        # Network-in-Network ends on a 1x1 convolution to the 1000 classes: no fc layer.
+        ("network-in-network", 16, [], (1000, 6, 6)),
     ],
 )
 def test_it_derives_the_sizes_the_papers_give(slug, layers, fc_inputs, last_conv_output):
@@ -45,6 +51,11 @@ EXPECTED = {
     "alexnet": (60_965_224, 60_000_000, 724_406_816, None),
     "vgg-16": (138_357_544, 138_000_000, 15_470_264_320, 15_300_000_000),
     "resnet-50": (25_557_032, None, 3_857_973_248, 3_800_000_000),
+    # The authors' prototxt: 44.5M parameters; Table 1's 7.6e9 FLOPs not read on a stored page.
+    "resnet-101": (44_549_160, None, 7_570_194_432, None),
+    # Caffe's GoogLeNet (BVLC's deploy file): 7.0M parameters, 1.58e9 multiply-adds.
+    "googlenet": (6_998_552, None, 1_582_671_872, None),
+    "network-in-network": (7_595_176, None, 1_100_188_800, None),
 }
 
 

@@ -212,7 +212,11 @@ def test_it_writes_each_derivation_with_the_values_substituted():
         ({"flops": "inf"}, "flops (per-node throughput) must be a number between 1e+06 and 1e+18"),
         ({"flops": "nan"}, "between 1e+06 and 1e+18"),
         ({"batch": "1e999"}, "batch (minibatch size N"),
-        ({"network": "lenet"}, "network must be one of alexnet, resnet-50, vgg-16"),
+        (
+            {"network": "lenet"},
+            "network must be one of alexnet, googlenet, network-in-network, resnet-101, "
+            "resnet-50, vgg-16",
+        ),
         ({"machine": "cray"}, "machine must be one of example, alexnet-2012, goyal-2017"),
         ({"allreduce": "gossip"}, "allreduce must be one of ring, tree, butterfly, rabenseifner"),
         ({"batch": "4", "micro_batches": "8"}, "micro_batches must be at most batch (4)"),

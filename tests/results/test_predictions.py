@@ -16,8 +16,8 @@ from explorer.results.paper_inputs import NOT_EXPRESSIBLE, TRANSFORMER_RUNS
 from explorer.results.predict_cnn import precision
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "results.json"
-# Predicted before issue 38: 9 of 43. Raise this when more results become expressible.
-PREDICTED_AT_LEAST = 25
+# Predicted before issue 38: 9 of 43, then 25. Raise this when more results become expressible.
+PREDICTED_AT_LEAST = 31
 
 
 @pytest.fixture(scope="module")
@@ -213,3 +213,54 @@ def test_a_chart_point_links_only_to_a_work_the_catalogue_holds():
     (point,) = chart_points([row])["resnet50_time_to_train"]
     assert point["work"] == "a work the record does not name (not in the catalogue)"
     assert point["url"] == "https://example.org/paper"
+
+
+def test_zero_offload_adds_the_hosts_update_and_upload_to_the_step(rows):
+    from explorer.results.offload import ADAM_BYTES, HOST_GBS, PCIE3_X16_GBS, offload_time
+
+    found = offload_time(10e9, {"tp": 1, "pp": 1, "dp": 1}, 1)
+    assert found["update_s"] == pytest.approx(10e9 * ADAM_BYTES / (HOST_GBS * 1e9))
+    assert found["upload_s"] == pytest.approx(10e9 * 2 / (PCIE3_X16_GBS * 1e9))
+    # A partition of a data-parallel group sharing its host with 15 others: 1/16 of Ψ, 1/16 of
+    # the host's bandwidth.
+    shared = offload_time(10e9, {"tp": 1, "pp": 1, "dp": 16}, 16)
+    assert shared["update_s"] == pytest.approx(found["update_s"])
+    assert shared["upload_s"] == pytest.approx(found["upload_s"] / 16)
+    offload = rows["ren2021-zerooffload-1gpu"]["prediction"]
+    assert offload["status"] == "predicted" and offload["quantity"] == "step time"
+    assert offload["inputs"]["memory_gb"] == 32 and offload["fits"] is True
+    assert "ZeRO-Offload's host term" in offload["assumptions"]
+    assert "zero-offload.md" in offload["assumptions"]
+
+
+def test_zero2_with_megatron_pins_its_layout(rows):
+    zero = rows["rajbhandari2020-zero-100b"]["prediction"]
+    assert zero["inputs"]["layout"] == {"dp": 25, "tp": 16, "pp": 1}
+    assert "zero 2: ZeRO-2" in zero["assumptions"] and "assumed" in zero["assumptions"]
+    assert zero["measured_step_time_s"] > zero["step_time_at_peak_s"]
+
+
+def test_palm_compares_model_flops_utilisation_with_model_flops(rows):
+    palm = rows["chowdhery2022-palm-540b"]["prediction"]
+    assert palm["inputs"]["layout"] == {"dp": 512, "tp": 12, "pp": 1}
+    assert "utilisation 0.462" in palm["compared"] and "model FLOPs per step" in palm["compared"]
+    # The record's own figure (hardware FLOPs utilisation) is not the one compared.
+    figures = {f["name"]: f["value"] for f in rows["chowdhery2022-palm-540b"]["figures"]}
+    assert figures["utilisation"] == 0.578 and "0.578" not in palm["compared"]
+
+
+def test_a_speedup_compares_two_runs_of_the_planner(rows):
+    cho = rows["cho2017-resnet101-22k"]["prediction"]
+    assert cho["quantity"] == "speedup" and cho["measured_speedup"] == 54.86
+    assert cho["ratio"] == pytest.approx(cho["measured_speedup"] / cho["predicted_speedup"])
+    # 64 times the devices at the same batch per device: at most 64 times faster.
+    assert 1 < cho["predicted_speedup"] <= 64
+    assert "same batch per device (128 on 4, 8192 on 256)" in cho["compared"]
+
+
+def test_a_speedup_over_one_device_has_no_baseline_exchange(rows):
+    firecaffe = rows["iandola2016-firecaffe-googlenet"]["prediction"]
+    assert firecaffe["strategy"] == "data-tree" and firecaffe["inputs"]["bandwidth_gbs"] == 8.3
+    assert "over 1 devices" in firecaffe["compared"] and "Cray Gemini" in firecaffe["assumptions"]
+    # Without an exchange on one device, 128 devices are at most 128 times faster.
+    assert firecaffe["predicted_speedup_at_peak"] < firecaffe["predicted_speedup"] <= 128

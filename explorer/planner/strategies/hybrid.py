@@ -47,6 +47,8 @@ def hybrid(ctx: Context) -> Outcome:
         return outcome.not_applicable(
             f"fewer samples (N = {inputs.batch}) than nodes (P = {inputs.P})"
         )
+    if not network.rows("fc"):  # Network-in-Network ends on convolutions
+        return outcome.not_applicable("no fully connected layers to split between nodes")
     is_fc = np.array([row["kind"] == "fc" for row in network.layers])
     m_conv = float(ctx.parameters[~is_fc].sum())
     m_fc = float(ctx.parameters[is_fc].sum())
