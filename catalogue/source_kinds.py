@@ -79,8 +79,8 @@ REGISTRY: tuple[Entry, ...] = (
         *("tech.preferred.jp", "preferred.jp", "leon.bottou.org", "ista.ac.at", "argmin.net"),
         *("blog.nnabla.org", "pure.itu.dk", "dare.uva.nl", "volcengine.github.io"),
         *("tianlu-wang.github.io", "ztatlock.net"),
-        # Issue 37, fifth pass: a co-author's own site (Lee et al. 2015, "Why M Heads ...").
-        *("senthilpurushwalkam.com",),
+        # Issue 37, fifth pass: authors' own sites (Lee et al. 2015's co-author; Friedlander).
+        *("senthilpurushwalkam.com", "friedlander.io"),
     ),
     *_entries(
         FIRST_HAND,
