@@ -80,6 +80,8 @@ REGISTRY: tuple[Entry, ...] = (
         *("tech.preferred.jp", "preferred.jp", "leon.bottou.org", "ista.ac.at", "argmin.net"),
         *("blog.nnabla.org", "pure.itu.dk", "dare.uva.nl", "volcengine.github.io"),
         *("tianlu-wang.github.io", "ztatlock.net"),
+        # Issue 37, fifth pass: authors' own sites (Lee et al. 2015's co-author; Friedlander).
+        *("senthilpurushwalkam.com", "friedlander.io"),
     ),
     *_entries(
         FIRST_HAND,
@@ -295,7 +297,8 @@ def matching_entry(url: str) -> Entry:
     """The most specific registry entry naming `url` (a host and path entry over a host entry,
     a longer host over a shorter), BARE_IP for an address, UNCLASSIFIED when none does."""
     parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower().removeprefix("www.")
+    # A fully qualified name's trailing dot ("arxiv.org.") names the same host.
+    host = (parts.hostname or "").lower().rstrip(".").removeprefix("www.")
     try:
         ipaddress.ip_address(host)
         return BARE_IP

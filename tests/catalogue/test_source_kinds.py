@@ -85,6 +85,9 @@ def test_a_look_alike_host_is_not_a_subdomain_of_what_it_imitates():
     assert source_kind("https://arxiv.org.example.com/abs/1") == SECONDARY
     assert source_kind("https://notarxiv.org/abs/1") == SECONDARY
     assert source_kind("https://www.arxiv.org/abs/1") == FIRST_HAND
+    # A fully qualified name with its trailing dot is the same host.
+    assert source_kind("http://arxiv.org./abs/1708.04728") == FIRST_HAND
+    assert source_kind("https://tomesphere.com./paper/1") == SECONDARY
 
 
 def test_a_repository_is_first_hand_only_when_the_authors_and_pinned_to_a_commit():
