@@ -5,14 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.web.words import readable_number as number
+
 from .shape import DAY, SHOWN_LAYOUTS
-
-
-def number(value: float | None, unit: str = "") -> str:
-    if value is None:
-        return "—"
-    text = f"{value:.4g}" if abs(value) < 1e4 or abs(value) >= 1e15 else f"{value:,.0f}"
-    return f"{text} {unit}".strip()
 
 
 def _days(seconds: float | None) -> str:

@@ -18,6 +18,7 @@ from catalogue.models import FormulaStatus, Work
 from catalogue.paths import path_parts
 from catalogue.source_kinds import classify
 from explorer.web.links import link
+from explorer.web.words import readable_number
 
 register = template.Library()
 
@@ -317,6 +318,12 @@ def si(value) -> str:
         if abs(number) >= scale:
             return f"{number / scale:.3g} {prefix}"
     return f"{number:.3g} "
+
+
+@register.filter
+def readable(value) -> str:
+    """A figure with four significant digits, grouped from 10,000 (explorer.web.words)."""
+    return readable_number(value)
 
 
 @register.simple_tag

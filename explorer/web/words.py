@@ -1,4 +1,5 @@
-"""The words of a refused parameter, in one place (no Django: the demos' worker uses them too)."""
+"""The words of a refused parameter and a readable figure, in one place (no Django: the demos'
+worker uses them too)."""
 
 from __future__ import annotations
 
@@ -21,3 +22,12 @@ def unknown_message(name: str, known: Iterable[str]) -> str:
 
 def repeated_message(name: str, count: int) -> str:
     return f"{name} is given {count} times; give it once"
+
+
+def readable_number(value: float | None, unit: str = "") -> str:
+    """A measured or predicted figure as a reader reads it: four significant digits below 10,000,
+    whole and grouped from there ("11,393"), scientific from 1e15; "—" for none."""
+    if value is None:
+        return "—"
+    text = f"{value:.4g}" if abs(value) < 1e4 or abs(value) >= 1e15 else f"{value:,.0f}"
+    return f"{text} {unit}".strip()

@@ -1,7 +1,7 @@
 """A reader opens MLPerf Training's results on a desktop and on a phone: the three charts drawn
 (each point leading to its score's page, database labels shown as text, never as markup), the
 table filtered and sorted through the form, no page scrolling sideways, and a score's page
-listing its runs with links to their logs."""
+listing its runs, one line each, with links to their logs."""
 
 import re
 
@@ -80,6 +80,13 @@ def test_it_draws_the_charts_and_filters_the_scores(browser, scores, size):
     expect(page).to_have_url(re.compile(r"/results/mlperf/systems/\d+/resnet/$"))
     logs = page.locator("a[href*='/blob/']")
     expect(logs).to_have_count(4)  # the system's description and its three runs
+    # A run is one line of the table, its log's path unbroken (the table scrolls sideways):
+    # broken at every letter, a phone showed each run as a screen-tall column.
+    heights = page.evaluate(
+        "() => [...document.querySelectorAll('h2 + .table-scroll tbody tr')]"
+        ".map(row => row.getBoundingClientRect().height)"
+    )
+    assert len(heights) == 3 and max(heights) < 80, heights
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= SIZES[size]["width"] + 1
     page.screenshot(path=SCREENSHOTS / f"mlperf-score-{size}.png", full_page=True)

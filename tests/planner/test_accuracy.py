@@ -229,7 +229,7 @@ def test_a_score_page_shows_the_planners_prediction_of_it(client, survey, measur
         "assumed": None,
     }
     page = client.get(predicted).content.decode()
-    assert "Predicted <strong>22,500 samples/s</strong>" in page
+    assert "Predicted <strong>22,500 samples/s</strong>\nagainst 20,000 measured" in page
     assert "<strong>1.12</strong>" in page or "<strong>1.13</strong>" in page
     assert "dp 64 × tp 1 × pp 1" in page
     assert 'href="/planner/accuracy/"' in page
