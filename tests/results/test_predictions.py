@@ -264,3 +264,12 @@ def test_a_speedup_over_one_device_has_no_baseline_exchange(rows):
     assert "over 1 devices" in firecaffe["compared"] and "Cray Gemini" in firecaffe["assumptions"]
     # Without an exchange on one device, 128 devices are at most 128 times faster.
     assert firecaffe["predicted_speedup_at_peak"] < firecaffe["predicted_speedup"] <= 128
+
+
+def test_the_page_says_when_a_predicted_layout_does_not_fit(client, survey):
+    # PaLM's layout (dp 512 x tp 12 on 32 GB TPU v4 chips) is over the planner's memory count:
+    # its time is compared all the same, and the page says so beside the ratio.
+    page = client.get("/results/").content.decode()
+    assert "does not fit in the device's memory by the planner's count" in page.replace(
+        "&#x27;", "'"
+    )
