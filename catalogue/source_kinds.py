@@ -79,6 +79,8 @@ REGISTRY: tuple[Entry, ...] = (
         *("tech.preferred.jp", "preferred.jp", "leon.bottou.org", "ista.ac.at", "argmin.net"),
         *("blog.nnabla.org", "pure.itu.dk", "dare.uva.nl", "volcengine.github.io"),
         *("tianlu-wang.github.io", "ztatlock.net"),
+        # Yi Rong's own site (co-author of DAPPLE): its publication page and the paper's PDF.
+        "rongyi.ai",
     ),
     *_entries(
         FIRST_HAND,
@@ -231,7 +233,7 @@ REGISTRY: tuple[Entry, ...] = (
         "aggregator, summary or mirror",
         *("tomesphere.com", "citegraph.io", "researchtrend.ai", "sciencestack.ai"),
         *("bohrium.dp.tech", "bohrium.com", "arxivlens.com", "pith.science", "scilynk.com"),
-        *("approjects.co.za", "rongyi.ai", "sourcescore.pages.dev", "summarizepaper.com"),
+        *("approjects.co.za", "sourcescore.pages.dev", "summarizepaper.com"),
         *("papers.cool", "paperswithcode.com", "huggingface.co", "scholarfeed.org"),
         *("papiers.ai", "alphaxiv.org", "arxiv-vanity.com", "emergentmind.com"),
         *("deeplearn.org", "thelatestinai.com", "pubindex.ai", "concepedia.online"),
