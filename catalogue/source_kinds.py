@@ -82,6 +82,8 @@ REGISTRY: tuple[Entry, ...] = (
         *("tianlu-wang.github.io", "ztatlock.net"),
         # Issue 37, fifth pass: authors' own sites (Lee et al. 2015's co-author; Friedlander).
         *("senthilpurushwalkam.com", "friedlander.io"),
+        # Yi Rong's own site (co-author of DAPPLE): its publication page and the paper's PDF.
+        "rongyi.ai",
     ),
     *_entries(
         FIRST_HAND,
@@ -234,7 +236,7 @@ REGISTRY: tuple[Entry, ...] = (
         "aggregator, summary or mirror",
         *("tomesphere.com", "citegraph.io", "researchtrend.ai", "sciencestack.ai"),
         *("bohrium.dp.tech", "bohrium.com", "arxivlens.com", "pith.science", "scilynk.com"),
-        *("approjects.co.za", "rongyi.ai", "sourcescore.pages.dev", "summarizepaper.com"),
+        *("approjects.co.za", "sourcescore.pages.dev", "summarizepaper.com"),
         *("papers.cool", "paperswithcode.com", "huggingface.co", "scholarfeed.org"),
         *("papiers.ai", "alphaxiv.org", "arxiv-vanity.com", "emergentmind.com"),
         *("deeplearn.org", "thelatestinai.com", "pubindex.ai", "concepedia.online"),

@@ -28,9 +28,12 @@ def test_it_lists_the_statuses_with_their_counts_and_the_identities(client, surv
     }
     identities = document["identities"]
     # The survey's 13 people (27 spellings) and the table extended to the works after it
-    # (issue 28): the same rule over both eras' spellings, over the 102 works after it (issue 37).
-    assert (len(identities["people"]), identities["spellings_linked"]) == (75, 160)
-    assert (len(identities["left_apart"]), identities["spellings_left_apart"]) == (85, 202)
+    # (issue 28): the same rule over both eras' spellings, over the 102 works after it (issue 37);
+    # five people fewer once their names were read as the authors' own pages print them (Lin et
+    # al.'s bibtex, USENIX's SwitchML page): one spelling each, nothing left to link.
+    assert (len(identities["people"]), identities["spellings_linked"]) == (70, 150)
+    # MegaScale's full author list (USENIX's page) adds two groups kept apart (X. Jia, S. Zhao).
+    assert (len(identities["left_apart"]), identities["spellings_left_apart"]) == (87, 208)
     people = {person["name"]: person["spellings"] for person in identities["people"]}
     assert people["Quoc V. Le"] == ["Q. Le", "Q. V Le", "Q. V. Le", "Quoc Le", "Quoc V. Le"]
     assert people["Gregory R. Ganger"] == ["G. R. Ganger", "Gregory R. Ganger"]
@@ -39,6 +42,6 @@ def test_it_lists_the_statuses_with_their_counts_and_the_identities(client, surv
     page = client.get("/data-quality/").content.decode()
     assert '<span class="status status-derived">derived here</span></td><td>10</td>' in page
     assert '<span class="status status-grouping">grouping added here</span></td><td>15</td>' in page
-    assert "160 spellings are linked to 75 people" in page
+    assert "150 spellings are linked to 70 people" in page
     assert "X. Chen / X. W. Chen / Xie Chen" in page
     assert "S. L. Smith / Shaden Smith" in page
