@@ -93,6 +93,8 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/microsoft/DeepSpeed",
         "github.com/deepspeedai/DeepSpeed",
         "github.com/pytorch",
+        # The PyTorch team's Applied AI repository: its README lists the team's papers (FSDP).
+        "github.com/pytorch-labs/applied-ai",
         "github.com/tensorflow",
         "github.com/horovod/horovod",
         "github.com/google-research",
