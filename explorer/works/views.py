@@ -18,6 +18,7 @@ from catalogue.models import (
     Category,
     Citation,
     CostModel,
+    Era,
     Provenance,
     Result,
     Technique,
@@ -211,6 +212,8 @@ def work_detail(request, key: str):
         "cited_by_total": cited_by_total,
         "search_links": search_links(work.title, work.author_names),
         "results": list(work.results.all()),  # measured results the work reports
+        # The graph pages show the survey's era unless told: a later work is found in both.
+        "graph_era": "" if work.era == Era.SURVEY else "&era=all",
     }
     return render(request, "works/work_detail.html", context)
 

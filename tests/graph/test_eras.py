@@ -2,6 +2,8 @@
 after the survey on request, forward snowballing from survey works into later ones, and the
 later works' edge coverage stated on its own."""
 
+import re
+
 import pytest
 
 AFTER = 102
@@ -59,3 +61,22 @@ def test_it_states_the_coverage_of_later_works_apart_from_the_survey(client, sur
         "provenances": {"reference-list-note": 30},
     }
     assert "140 of 269" in client.get("/data-quality/").content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("key", ["dubey2024llama", "sergeev2018horovod", "dean2012large"])
+def test_a_work_pages_graph_links_open_in_its_era(client, survey, key):
+    # A later work is in no graph of the survey's era: its page's links ask for both eras.
+    html = client.get(f"/works/{key}/").content.decode()
+    links = re.findall(r'href="(/(?:graph|snowball)/\?[^"]+)"', html)
+    assert len(links) == 3
+    for link in links:
+        assert client.get(link.replace("&amp;", "&")).status_code == 200, link
+
+
+@pytest.mark.django_db
+def test_the_graphs_ego_links_keep_the_era_shown(client, survey):
+    html = client.get("/graph/?era=after").content.decode()
+    links = re.findall(r'href="(/graph/\?ego=[^"]+)"', html)
+    assert links and all(link.endswith("&amp;era=after") for link in links)
+    assert client.get(links[0].replace("&amp;", "&")).status_code == 200
