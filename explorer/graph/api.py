@@ -32,9 +32,11 @@ from explorer.graph.documents import (
     GraphSelection,
     Taxonomy,
     ego_message,
+    in_catalogue,
     node_payload,
     quality_report,
     run_snowball,
+    seeds_message,
     select_graph,
     snowball_document,
     title_text,
@@ -112,7 +114,7 @@ class CitationGraphView(ReadOnlyGraphView):
             selection = select_graph(query, catalogue, taxonomy)
         except citation_graph.UnknownWorks as error:
             message = ego_message(error, catalogue)
-            if error.keys[0] not in catalogue.graph:  # names no work: as ?citing= on citations
+            if not in_catalogue(error, catalogue):  # names no work: as ?citing= on citations
                 raise NotFound(message) from error
             raise ApiError({"ego": [message]}) from error
 
@@ -231,8 +233,12 @@ class SnowballView(ReadOnlyGraphView):
         try:
             result = run_snowball(query, view)
         except citation_graph.UnknownWorks as error:
-            # A seed that names no work is a missing resource, as ?citing= on /api/citations/.
-            raise NotFound(f"seeds: unknown work key(s): {', '.join(error.keys)}") from error
+            # A seed that names no work is a missing resource, as ?citing= on /api/citations/;
+            # a work of another era is a query to correct.
+            message = seeds_message(error, catalogue)
+            if not in_catalogue(error, catalogue):
+                raise NotFound(message) from error
+            raise ApiError({"seeds": [message]}) from error
         return Response(snowball_document(result, view, query))
 
 

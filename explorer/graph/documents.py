@@ -15,7 +15,7 @@ from catalogue import graph as citation_graph
 from catalogue.graph import Snowball
 from catalogue.graph_store import CatalogueGraph
 from catalogue.models import Category, Work
-from explorer.graph.query import Query
+from explorer.graph.query import ERA_CHOICES, Query
 from explorer.web.palette import NO_LEVEL_COLOUR, level_colours
 
 CAVEAT = (
@@ -202,7 +202,34 @@ def ego_message(error: citation_graph.UnknownWorks, catalogue: CatalogueGraph) -
     [key] = error.keys
     if catalogue.graph.nodes.get(key, {}).get("survey"):
         return f"ego: {key!r} is the survey, hidden by default; add survey=1 to centre on it"
-    return f"ego: no work with key {key!r}"
+    if key not in catalogue.graph:
+        return f"ego: no work with key {key!r}"
+    return f"ego: {other_era(key, catalogue, 'centre on it')}"
+
+
+def seeds_message(error: citation_graph.UnknownWorks, catalogue: CatalogueGraph) -> str:
+    nodes = catalogue.graph.nodes
+    unknown = [key for key in error.keys if key not in nodes]
+    reasons = [f"unknown work key(s): {', '.join(unknown)}"] if unknown else []
+    for key in (key for key in error.keys if key in nodes):
+        if nodes[key].get("survey"):
+            reasons.append(f"{key!r} is the survey, which cites every reference: not a seed")
+        else:
+            reasons.append(other_era(key, catalogue, "start from it"))
+    return "seeds: " + "; ".join(reasons)
+
+
+def other_era(key: str, catalogue: CatalogueGraph, purpose: str) -> str:
+    """Why a work is not in the view asked for: the graph pages show one era (the survey's
+    unless told)."""
+    era = catalogue.graph.nodes[key].get("era", citation_graph.SURVEY_ERA)
+    label = dict(ERA_CHOICES).get(era, era)
+    return f"{key!r} is a work {label}; add era={era} or era=all to {purpose}"
+
+
+def in_catalogue(error: citation_graph.UnknownWorks, catalogue: CatalogueGraph) -> bool:
+    """Whether every key the error names is a work, only not in the view asked for."""
+    return all(key in catalogue.graph for key in error.keys)
 
 
 def top_works(selection: GraphSelection, limit: int = 15) -> list[dict]:

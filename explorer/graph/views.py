@@ -29,6 +29,7 @@ from explorer.graph.documents import (
     graph_page_data,
     quality_report,
     run_snowball,
+    seeds_message,
     select_graph,
     snowball_document,
     title_text,
@@ -139,12 +140,22 @@ FORWARD_EXAMPLE_SEED = "dean2012large"  # cited by two works after the survey (t
 
 
 def era_context(query: Query, data: QueryDict, catalogue: CatalogueGraph) -> dict:
-    """The era shown and what the era switch needs (the other parameters kept)."""
-    others = urlencode(urlencode_without(data, "era"))
+    """The era shown and the era switch's links (the other parameters kept, but for an ego or
+    seeds outside the era a link leads to: that link shows the whole era)."""
+    eras = dict(catalogue.graph.nodes(data="era", default=citation_graph.SURVEY_ERA))
+
+    def outside(name: str, value: str, era: str) -> bool:
+        keys = value.split(",") if name in ("ego", "seeds") else ()
+        return era != citation_graph.ALL_ERAS and any(eras.get(k, era) != era for k in keys)
+
+    def link(era: str) -> str:
+        kept = [(k, v) for k, v in urlencode_without(data, "era") if not outside(k, v, era)]
+        return urlencode([*kept, ("era", era)])
+
     return {
         "era": query.era(),
         "era_choices": ERA_CHOICES,
-        "era_query": f"{others}&" if others else "",
+        "era_links": {era: link(era) for era, _ in ERA_CHOICES},
         "after_coverage": catalogue.after_coverage(),
     }
 
@@ -176,7 +187,7 @@ def snowball_page(request):
     try:
         result = run_snowball(query, view)
     except citation_graph.UnknownWorks as error:
-        errors = {"seeds": [f"unknown work key(s): {', '.join(error.keys)}"]}
+        errors = {"seeds": [seeds_message(error, catalogue)]}
         return bad_request(request, errors, reverse("graph:snowball"))
     document = snowball_document(result, view, query)
     if export:

@@ -9,8 +9,10 @@ from django.core.paginator import EmptyPage
 from django.db.models import Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 
 from catalogue import bibtex, metadata
+from catalogue.constants import SURVEY_KEY
 from catalogue.models import (
     Assignment,
     Author,
@@ -185,6 +187,22 @@ def _wants_fragment(request) -> bool:
 
 
 @cached_for_anonymous
+def graph_links(work: Work) -> dict[str, str]:
+    """The work's ego view and snowballs. The graph pages show the survey's era unless told
+    (a later work is found in both) and hide the survey's node (it cites every reference: no
+    snowball starts from it)."""
+    ego = reverse("graph:graph") + f"?ego={work.key}&depth=1&direction=both"
+    if work.key == SURVEY_KEY:
+        return {"ego": f"{ego}&survey=1"}
+    era = "" if work.era == Era.SURVEY else "&era=all"
+    snowball = reverse("graph:snowball") + f"?seeds={work.key}&rounds=2{era}"
+    return {
+        "ego": ego + era,
+        "backward": f"{snowball}&direction=backward",
+        "forward": f"{snowball}&direction=forward",
+    }
+
+
 def work_detail(request, key: str):
     work = get_object_or_404(
         Work.objects.for_list().prefetch_related(
@@ -212,8 +230,7 @@ def work_detail(request, key: str):
         "cited_by_total": cited_by_total,
         "search_links": search_links(work.title, work.author_names),
         "results": list(work.results.all()),  # measured results the work reports
-        # The graph pages show the survey's era unless told: a later work is found in both.
-        "graph_era": "" if work.era == Era.SURVEY else "&era=all",
+        "graph_links": graph_links(work),
     }
     return render(request, "works/work_detail.html", context)
 

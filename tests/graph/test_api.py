@@ -389,17 +389,25 @@ def test_it_refuses_bad_snowball_parameters_with_400(catalogue, client, url, err
     assert response.json()["errors"] == errors
 
 
-@pytest.mark.parametrize(
-    ("seeds", "detail"),
-    [
-        ("alexnet,nope,ghost", "seeds: unknown work key(s): ghost, nope"),
-        ("bennun2018demystifying", "seeds: unknown work key(s): bennun2018demystifying"),
-    ],
-)
-def test_it_answers_404_for_seeds_that_name_no_work(catalogue, client, seeds, detail):
-    response = client.get(f"/api/snowball/?seeds={seeds}")
+def test_it_answers_404_for_seeds_that_name_no_work(catalogue, client):
+    response = client.get("/api/snowball/?seeds=alexnet,nope,ghost")
     assert response.status_code == 404
-    assert response.json() == {"status": 404, "code": "not_found", "detail": detail, "errors": {}}
+    assert response.json() == {
+        "status": 404,
+        "code": "not_found",
+        "detail": "seeds: unknown work key(s): ghost, nope",
+        "errors": {},
+    }
+
+
+def test_it_answers_400_for_the_survey_as_a_seed(catalogue, client):
+    response = client.get("/api/snowball/?seeds=bennun2018demystifying")
+    assert response.status_code == 400
+    assert response.json()["errors"] == {
+        "seeds": [
+            "seeds: 'bennun2018demystifying' is the survey, which cites every reference: not a seed"
+        ]
+    }
 
 
 def test_it_replays_in_constant_queries(catalogue, client, django_assert_num_queries):
