@@ -271,6 +271,21 @@ def _reader_note(text: str, sources: str) -> SafeString:
     return mark_safe(html)  # noqa: S308 - escaped above; only our own links added
 
 
+# A path of this site in a text (a basis naming the page that states its model): not one
+# that continues a word or a URL ("samples/s", "https://...").
+SITE_PATH = re.compile(
+    r"(?<![\w/.:])/(?:planner|results|works|graph|sources|data-quality)/[\w/#.-]*"
+)
+
+
+@register.filter
+def site_paths(text: str) -> SafeString:
+    """A text as HTML, each path of this site in it a link."""
+    html = str(escape(text or ""))
+    linked = SITE_PATH.sub(lambda m: f'<a href="{m[0]}">{m[0]}</a>', html)
+    return mark_safe(linked)  # noqa: S308 - escaped above; only links to our own paths added
+
+
 @register.filter
 def formula(text: str) -> SafeString:
     """A cost formula typeset as mathematics (one printer: catalogue/mathml.py), with its text

@@ -18,6 +18,9 @@ from typing import Any
 
 from .fit import ANY, FORMULA, efficiency_at, lookup, quantile
 
+# Where the fit's formula is stated once (a basis names it rather than repeating its 2 KB).
+MODEL_PAGE = "/planner/accuracy/#model"
+
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "planner_accuracy.json"
 NOT_BUILT: dict[str, Any] = {
     "format": 1,
@@ -79,7 +82,7 @@ def default_efficiency(
     }.get(found["basis"], found["basis"])
     basis = (
         f"fitted on the measured MLPerf Training scores' throughput against the planner's "
-        f"({where}, {found['runs']} scores, every round){clipped}: {FORMULA}"
+        f"({where}, {found['runs']} scores, every round){clipped}; the model: {MODEL_PAGE}"
         if found["runs"]
         else "the device's peak (no measured runs fitted: fixtures/planner_accuracy.json absent)"
     )
