@@ -316,12 +316,20 @@ def matching_entry(url: str) -> Entry:
     return max(found, key=_specificity) if found else UNCLASSIFIED
 
 
+# Pages that list what another paper cites (HAL's "html_references" of a deposit): a third
+# party citing the work, whatever the host's own kind.
+CITING_LIST = re.compile(r"/html_references/?$", re.I)
+
+
 @lru_cache(maxsize=16384)  # pure, and pages classify the same few hundred addresses
 def classify(url: str) -> Classification:
     """The kind of evidence at `url` and what the page is. A repository the registry names as
     the authors' is first-hand only at a pinned commit (a branch moves under the fact)."""
     entry = matching_entry(url)
-    if entry.pinned and not PINNED.match(urlsplit(url.strip()).path):
+    path = urlsplit(url.strip()).path
+    if CITING_LIST.search(path):
+        return Classification(SECONDARY, "another paper's reference list (a third party citing it)")
+    if entry.pinned and not PINNED.match(path):
         return Classification(SECONDARY, f"{entry.what}, at no pinned commit")
     return Classification(entry.kind, entry.what)
 

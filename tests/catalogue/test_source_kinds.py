@@ -70,6 +70,10 @@ def test_it_calls_catalogues_and_anthologies_an_index(url):
             "https://object.cloud.sdsc.edu/v1/AUTH_x/ml-papers-txt/ICLR/2019/local_sgd.txt",
             "a third party's text copy of a paper (mirror)",
         ),
+        (
+            "https://hal.inria.fr/hal-00921626v1/html_references",
+            "another paper's reference list (a third party citing it)",
+        ),
         ("http://120.26.44.124:3004/paper/1", "bare IP address (no publisher)"),
         ("http://[2001:db8::1]/paper", "bare IP address (no publisher)"),
         ("https://never-heard-of.example/paper", "host not classified yet"),
