@@ -66,6 +66,8 @@ REGISTRY: tuple[Entry, ...] = (
         *("isca-speech.org", "biorxiv.org", "sciencedirect.com", "aaai.org", "ijcai.org"),
         *("vldb.org", "mitpressjournals.org", "direct.mit.edu", "pnas.org", "science.org"),
         *("wiley.com", "cambridge.org", "oup.com", "tandfonline.com", "bmva.org"),
+        # now Publishers (Foundations and Trends): its article pages print the DOI.
+        "nowpublishers.com",
     ),
     *_entries(
         FIRST_HAND,
