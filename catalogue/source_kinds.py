@@ -203,6 +203,14 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/BaguaSys/tutorials",
         pinned=True,
     ),
+    # The ACL Anthology's own repository (the publisher of the ACL proceedings): its data/xml
+    # files hold each paper's record with its DOI.
+    *_entries(
+        FIRST_HAND,
+        "the proceedings' own repository (ACL Anthology)",
+        "github.com/acl-org/acl-anthology",
+        pinned=True,
+    ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
     *_entries(FIRST_HAND, "MLCommons (MLPerf)", "mlcommons.org"),
     *_entries(FIRST_HAND, "MLCommons (MLPerf)", "github.com/mlcommons", pinned=True),
