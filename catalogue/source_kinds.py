@@ -66,6 +66,8 @@ REGISTRY: tuple[Entry, ...] = (
         *("isca-speech.org", "biorxiv.org", "sciencedirect.com", "aaai.org", "ijcai.org"),
         *("vldb.org", "mitpressjournals.org", "direct.mit.edu", "pnas.org", "science.org"),
         *("wiley.com", "cambridge.org", "oup.com", "tandfonline.com", "bmva.org"),
+        # now Publishers (Foundations and Trends): its article pages print the DOI.
+        "nowpublishers.com",
     ),
     *_entries(
         FIRST_HAND,
@@ -199,6 +201,14 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/raingo/caffe-mpi",
         # The Bagua team's tutorials (Bagua's authors include Lian, Liu and Zhang).
         "github.com/BaguaSys/tutorials",
+        pinned=True,
+    ),
+    # The ACL Anthology's own repository (the publisher of the ACL proceedings): its data/xml
+    # files hold each paper's record with its DOI.
+    *_entries(
+        FIRST_HAND,
+        "the proceedings' own repository (ACL Anthology)",
+        "github.com/acl-org/acl-anthology",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),

@@ -30,6 +30,8 @@ from catalogue.source_kinds import (
         "https://www.usenix.org/conference/atc21/presentation/ren-jie",
         "https://dl.acm.org/doi/10.1145/3458817.3476209",
         "https://aclanthology.org/D17-1045/",
+        "http://www.nowpublishers.com/article/Details/MAL-016",
+        "https://github.com/acl-org/acl-anthology/blob/6e57792c400648ad52a33a4493172ee1fb5680e3/data/xml/D14.xml",
         "http://stanford.edu/~jduchi/projects/AgarwalDu11.html",
         "https://www.microsoft.com/en-us/research/publication/zero/",
         "https://github.com/NVIDIA/Megatron-LM/blob/0123456789abcdef0123456789abcdef01234567/README.md",
