@@ -199,6 +199,13 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/raingo/caffe-mpi",
         # The Bagua team's tutorials (Bagua's authors include Lian, Liu and Zhang).
         "github.com/BaguaSys/tutorials",
+        # Issue 37, identifiers (helper idsC): the authors' lab's and the projects' own.
+        # Montreal's LISA lab (Bengio's): its tutorials and libraries list the lab's papers.
+        "github.com/lisa-lab",
+        # Torch7's own repository (Collobert, Kavukcuoglu, Farabet's framework).
+        "github.com/torch/torch7",
+        # The reference LAPACK and BLAS (netlib's), developed by the LAPACK team.
+        "github.com/Reference-LAPACK/lapack",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
