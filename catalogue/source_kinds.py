@@ -206,6 +206,8 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/torch/torch7",
         # The reference LAPACK and BLAS (netlib's), developed by the LAPACK team.
         "github.com/Reference-LAPACK/lapack",
+        # Intel's own Android NN HAL, whose README gives the home page of Intel's MKL-DNN.
+        "github.com/intel/nn-hal",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
