@@ -208,6 +208,8 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/Reference-LAPACK/lapack",
         # Intel's own Android NN HAL, whose README gives the home page of Intel's MKL-DNN.
         "github.com/intel/nn-hal",
+        # Petuum's Poseidon release (Xing's group: Xie and Ho of Sufficient Factor Broadcasting).
+        "github.com/petuum-inc/poseidon-release",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
