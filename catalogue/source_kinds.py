@@ -210,6 +210,8 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/intel/nn-hal",
         # Petuum's Poseidon release (Xing's group: Xie and Ho of Sufficient Factor Broadcasting).
         "github.com/petuum-inc/poseidon-release",
+        # PMLR's own volume repositories, from which proceedings.mlr.press is built.
+        "github.com/mlresearch",
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
