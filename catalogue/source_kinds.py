@@ -201,6 +201,19 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/raingo/caffe-mpi",
         # The Bagua team's tutorials (Bagua's authors include Lian, Liu and Zhang).
         "github.com/BaguaSys/tutorials",
+        # Issue 37, identifiers (helper idsC): the authors' lab's and the projects' own.
+        # Montreal's LISA lab (Bengio's): its tutorials and libraries list the lab's papers.
+        "github.com/lisa-lab",
+        # Torch7's own repository (Collobert, Kavukcuoglu, Farabet's framework).
+        "github.com/torch/torch7",
+        # The reference LAPACK and BLAS (netlib's), developed by the LAPACK team.
+        "github.com/Reference-LAPACK/lapack",
+        # Intel's own Android NN HAL, whose README gives the home page of Intel's MKL-DNN.
+        "github.com/intel/nn-hal",
+        # Petuum's Poseidon release (Xing's group: Xie and Ho of Sufficient Factor Broadcasting).
+        "github.com/petuum-inc/poseidon-release",
+        # PMLR's own volume repositories, from which proceedings.mlr.press is built.
+        "github.com/mlresearch",
         pinned=True,
     ),
     # The ACL Anthology's own repository (the publisher of the ACL proceedings): its data/xml

@@ -140,3 +140,19 @@ def test_it_counts_and_shares_by_kind():
     }
     assert evidence_row("placements", [])["first_hand_percent"] is None
     assert KINDS == (FIRST_HAND, INDEX, SECONDARY)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/lisa-lab/DeepLearningTutorials/blob/11c4651/doc/references.txt",
+        "https://github.com/torch/torch7/blob/814ea4a/README.md",
+        "https://github.com/Reference-LAPACK/lapack/blob/bbc0262/CMAKE/FindBLAS.cmake",
+        "https://github.com/intel/nn-hal/blob/d51e10e/README.md",
+        "https://github.com/petuum-inc/poseidon-release/blob/abc8297/index.md",
+        "https://github.com/mlresearch/v9/blob/7415b43/_posts/2010-03-31-glorot10a.md",
+    ],
+)
+def test_a_lab_s_and_a_project_s_own_repositories_are_first_hand_at_a_commit(url):
+    assert source_kind(url) == FIRST_HAND
+    assert source_kind(url.replace(url.split("/")[6], "master")) == SECONDARY
