@@ -526,6 +526,12 @@ def test_it_reports_data_quality(catalogue, client):
             "values": 1,
             "first_hand_percent": 100,
         },
+        "all": {
+            "counts": {"first-hand": 1, "index": 0, "secondary": 5},
+            "unsourced": 0,
+            "values": 6,
+            "first_hand_percent": 17,
+        },
     }
     assert document == {
         "coverage": {
