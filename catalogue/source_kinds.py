@@ -199,6 +199,14 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/raingo/caffe-mpi",
         # The Bagua team's tutorials (Bagua's authors include Lian, Liu and Zhang).
         "github.com/BaguaSys/tutorials",
+        # Issue 37, identifiers pass idsA: authors' and co-authors' own sites (GitHub Pages).
+        "github.com/tbennun/tbennun.github.io",  # Tal Ben-Nun (the survey's first author)
+        "github.com/MarisaKirisame/MarisaKirisame.github.io",  # Marisa Kirisame (DTR)
+        "github.com/jiwoongim/jiwoongim.github.io",  # Daniel Jiwoong Im (GAP)
+        "github.com/tomlepaine/tomlepaine.github.io",  # Tom Le Paine (GPU async SGD)
+        "github.com/jmetzen/jmetzen.github.io",  # Jan Hendrik Metzen (co-author, NASH)
+        "github.com/jasonzliang/jasonzliang.github.io",  # Jason Liang (co-author, CoDeepNEAT)
+        "github.com/posenhuang/posenhuang.github.io",  # Po-Sen Huang (co-author, Gopher)
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
