@@ -134,3 +134,11 @@ def test_it_counts_and_shares_by_kind():
     }
     assert evidence_row("placements", [])["first_hand_percent"] is None
     assert KINDS == (FIRST_HAND, INDEX, SECONDARY)
+
+
+def test_an_authors_own_site_repository_is_first_hand_at_a_pinned_commit():
+    site = "https://github.com/tbennun/tbennun.github.io/blob/{}/index.html#L307"
+    assert source_kind(site.format("c9cb9932ea3c15e31c2bca8db322b1081f6a44cd")) == FIRST_HAND
+    assert source_kind(site.format("master")) == SECONDARY
+    # Another repository of the same owner is not the site the registry names.
+    assert source_kind("https://github.com/tbennun/other/blob/c9cb993/a.md") == SECONDARY
