@@ -207,6 +207,7 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/jmetzen/jmetzen.github.io",  # Jan Hendrik Metzen (co-author, NASH)
         "github.com/jasonzliang/jasonzliang.github.io",  # Jason Liang (co-author, CoDeepNEAT)
         "github.com/posenhuang/posenhuang.github.io",  # Po-Sen Huang (co-author, Gopher)
+        "github.com/deepakn94/deepakn94.github.io",  # Deepak Narayanan (PipeDream-2BW)
         pinned=True,
     ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
