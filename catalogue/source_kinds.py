@@ -214,6 +214,15 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/petuum-inc/poseidon-release",
         # PMLR's own volume repositories, from which proceedings.mlr.press is built.
         "github.com/mlresearch",
+        # Issue 37, identifiers pass idsA: authors' and co-authors' own sites (GitHub Pages).
+        "github.com/tbennun/tbennun.github.io",  # Tal Ben-Nun (the survey's first author)
+        "github.com/MarisaKirisame/MarisaKirisame.github.io",  # Marisa Kirisame (DTR)
+        "github.com/jiwoongim/jiwoongim.github.io",  # Daniel Jiwoong Im (GAP)
+        "github.com/tomlepaine/tomlepaine.github.io",  # Tom Le Paine (GPU async SGD)
+        "github.com/jmetzen/jmetzen.github.io",  # Jan Hendrik Metzen (co-author, NASH)
+        "github.com/jasonzliang/jasonzliang.github.io",  # Jason Liang (co-author, CoDeepNEAT)
+        "github.com/posenhuang/posenhuang.github.io",  # Po-Sen Huang (co-author, Gopher)
+        "github.com/deepakn94/deepakn94.github.io",  # Deepak Narayanan (PipeDream-2BW)
         pinned=True,
     ),
     # The ACL Anthology's own repository (the publisher of the ACL proceedings): its data/xml

@@ -156,3 +156,11 @@ def test_it_counts_and_shares_by_kind():
 def test_a_lab_s_and_a_project_s_own_repositories_are_first_hand_at_a_commit(url):
     assert source_kind(url) == FIRST_HAND
     assert source_kind(url.replace(url.split("/")[6], "master")) == SECONDARY
+
+
+def test_an_authors_own_site_repository_is_first_hand_at_a_pinned_commit():
+    site = "https://github.com/tbennun/tbennun.github.io/blob/{}/index.html#L307"
+    assert source_kind(site.format("c9cb9932ea3c15e31c2bca8db322b1081f6a44cd")) == FIRST_HAND
+    assert source_kind(site.format("master")) == SECONDARY
+    # Another repository of the same owner is not the site the registry names.
+    assert source_kind("https://github.com/tbennun/other/blob/c9cb993/a.md") == SECONDARY
