@@ -186,7 +186,6 @@ def _wants_fragment(request) -> bool:
     return request.headers.get("X-Fragment") == "results"
 
 
-@cached_for_anonymous
 def graph_links(work: Work) -> dict[str, str]:
     """The work's ego view and snowballs. The graph pages show the survey's era unless told
     (a later work is found in both) and hide the survey's node (it cites every reference: no
@@ -203,6 +202,7 @@ def graph_links(work: Work) -> dict[str, str]:
     }
 
 
+@cached_for_anonymous
 def work_detail(request, key: str):
     work = get_object_or_404(
         Work.objects.for_list().prefetch_related(
