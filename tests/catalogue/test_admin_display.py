@@ -1,0 +1,12 @@
+"""How the admin names a work in its lists, choosers and messages."""
+
+from catalogue.models import Work
+
+
+def test_a_work_is_named_as_a_reader_reads_its_title():
+    # The title's BibTeX braces and accents are markup, not part of the name.
+    assert str(Work(key="dubey2024llama", title="{The Llama 3 Herd of Models}")) == (
+        "dubey2024llama: The Llama 3 Herd of Models"
+    )
+    # Cut at 80 characters of what a reader reads, not of the markup.
+    assert str(Work(key="x", title='Le{\\"o}n {GPU}s ' + "a" * 90)) == "x: Leön GPUs " + "a" * 70
