@@ -223,6 +223,9 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/jasonzliang/jasonzliang.github.io",  # Jason Liang (co-author, CoDeepNEAT)
         "github.com/posenhuang/posenhuang.github.io",  # Po-Sen Huang (co-author, Gopher)
         "github.com/deepakn94/deepakn94.github.io",  # Deepak Narayanan (PipeDream-2BW)
+        # Issue 37, identifiers pass idsE: first authors' own code repositories.
+        "github.com/andravin/wincnn",  # Andrew Lavin (Fast Algorithms for CNNs, CVPR 2016)
+        "github.com/sixin-zh/mpiT",  # Sixin Zhang (Elastic Averaging SGD, NIPS 2015)
         pinned=True,
     ),
     # The ACL Anthology's own repository (the publisher of the ACL proceedings): its data/xml

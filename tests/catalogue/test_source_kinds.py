@@ -151,6 +151,9 @@ def test_it_counts_and_shares_by_kind():
         "https://github.com/intel/nn-hal/blob/d51e10e/README.md",
         "https://github.com/petuum-inc/poseidon-release/blob/abc8297/index.md",
         "https://github.com/mlresearch/v9/blob/7415b43/_posts/2010-03-31-glorot10a.md",
+        "https://github.com/mlresearch/v37/blob/a171729/_posts/2015-06-01-gupta15.md",
+        "https://github.com/andravin/wincnn/blob/c2bf630/FAQ.md",
+        "https://github.com/sixin-zh/mpiT/blob/c359666/README.md",
     ],
 )
 def test_a_lab_s_and_a_project_s_own_repositories_are_first_hand_at_a_commit(url):
