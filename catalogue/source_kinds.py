@@ -223,6 +223,12 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/jasonzliang/jasonzliang.github.io",  # Jason Liang (co-author, CoDeepNEAT)
         "github.com/posenhuang/posenhuang.github.io",  # Po-Sen Huang (co-author, Gopher)
         "github.com/deepakn94/deepakn94.github.io",  # Deepak Narayanan (PipeDream-2BW)
+        # Issue 37, identifiers pass idsD: authors' and co-authors' own sites and code.
+        "github.com/jimmylba/jimmylba.github.io",  # Jimmy Ba (first author, Ba & Caruana)
+        "github.com/quark0/quark0.github.io",  # Hanxiao Liu (first author, hierarchical NAS)
+        "github.com/ryotat/ryotat.github.io",  # Ryota Tomioka (co-author, QSGD)
+        "github.com/omry/yadan.net",  # Omry Yadan (first author, multi-GPU ConvNets)
+        "github.com/akrizhevsky/cuda-convnet2",  # Alex Krizhevsky's code (one weird trick)
         pinned=True,
     ),
     # The ACL Anthology's own repository (the publisher of the ACL proceedings): its data/xml
