@@ -226,6 +226,12 @@ REGISTRY: tuple[Entry, ...] = (
         # Issue 37, identifiers pass idsE: first authors' own code repositories.
         "github.com/andravin/wincnn",  # Andrew Lavin (Fast Algorithms for CNNs, CVPR 2016)
         "github.com/sixin-zh/mpiT",  # Sixin Zhang (Elastic Averaging SGD, NIPS 2015)
+        # Issue 37, identifiers pass idsD: authors' and co-authors' own sites and code.
+        "github.com/jimmylba/jimmylba.github.io",  # Jimmy Ba (first author, Ba & Caruana)
+        "github.com/quark0/quark0.github.io",  # Hanxiao Liu (first author, hierarchical NAS)
+        "github.com/ryotat/ryotat.github.io",  # Ryota Tomioka (co-author, QSGD)
+        "github.com/omry/yadan.net",  # Omry Yadan (first author, multi-GPU ConvNets)
+        "github.com/akrizhevsky/cuda-convnet2",  # Alex Krizhevsky's code (one weird trick)
         pinned=True,
     ),
     # The ACL Anthology's own repository (the publisher of the ACL proceedings): its data/xml
