@@ -242,6 +242,14 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/acl-org/acl-anthology",
         pinned=True,
     ),
+    # A workshop's page of a talk given on the paper by its co-author: the speaker's own abstract
+    # (issue 37, identifiers pass idsG: Ryota Tomioka's AMPNet talk at the 2017 French-Japanese
+    # machine-learning workshop, its arXiv link).
+    *_entries(
+        FIRST_HAND,
+        "a workshop's page of a co-author's talk on the paper (the speaker's abstract)",
+        "fjml.marcocuturi.net",
+    ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
     *_entries(FIRST_HAND, "MLCommons (MLPerf)", "mlcommons.org"),
     *_entries(FIRST_HAND, "MLCommons (MLPerf)", "github.com/mlcommons", pinned=True),

@@ -182,3 +182,10 @@ def test_an_authors_own_site_repository_is_first_hand_at_a_pinned_commit():
 def test_the_authors_sites_and_code_read_in_pass_idsD_are_first_hand_at_a_commit(url):
     assert source_kind(url) == FIRST_HAND
     assert source_kind(url.replace(url.split("/")[6], "master")) == SECONDARY
+
+
+def test_the_workshop_page_of_a_co_authors_talk_read_in_pass_idsG_is_first_hand():
+    talk = "http://fjml.marcocuturi.net/2017/06/20/1540-1605-ryota-tomioka/"
+    assert source_kind(talk) == FIRST_HAND
+    # Only the workshop's pages: the rest of the domain is not classified by this entry.
+    assert source_kind("http://marcocuturi.net/") == SECONDARY
