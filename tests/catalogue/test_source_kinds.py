@@ -154,9 +154,15 @@ def test_it_counts_and_shares_by_kind():
         "https://github.com/mlresearch/v37/blob/a171729/_posts/2015-06-01-gupta15.md",
         "https://github.com/andravin/wincnn/blob/c2bf630/FAQ.md",
         "https://github.com/sixin-zh/mpiT/blob/c359666/README.md",
+        # Authors' own sites and code (identifiers pass idsD).
+        "https://github.com/jimmylba/jimmylba.github.io/blob/7c9c63ceeadb1f90bab69d090d9a6bc0b9d95c23/index.html#L52",
+        "https://github.com/quark0/quark0.github.io/blob/287265306c783f0c41c446f2e5569ad5554dbdb0/index.html#L112",
+        "https://github.com/ryotat/ryotat.github.io/blob/14921c7b203cc57cafbfc4523ad6794960acee31/index.html#L104",
+        "https://github.com/omry/yadan.net/blob/209bb80f663a4085107cc146ec63688653802756/index.html#L168",
+        "https://github.com/akrizhevsky/cuda-convnet2/blob/1bf82292a35079064396e6859825ae0d5208843f/MultiGPU.md#L307",
     ],
 )
-def test_a_lab_s_and_a_project_s_own_repositories_are_first_hand_at_a_commit(url):
+def test_a_lab_s_a_project_s_and_an_author_s_own_repositories_are_first_hand_at_a_commit(url):
     assert source_kind(url) == FIRST_HAND
     assert source_kind(url.replace(url.split("/")[6], "master")) == SECONDARY
 
@@ -167,21 +173,6 @@ def test_an_authors_own_site_repository_is_first_hand_at_a_pinned_commit():
     assert source_kind(site.format("master")) == SECONDARY
     # Another repository of the same owner is not the site the registry names.
     assert source_kind("https://github.com/tbennun/other/blob/c9cb993/a.md") == SECONDARY
-
-
-@pytest.mark.parametrize(
-    "url",
-    [
-        "https://github.com/jimmylba/jimmylba.github.io/blob/7c9c63ceeadb1f90bab69d090d9a6bc0b9d95c23/index.html#L52",
-        "https://github.com/quark0/quark0.github.io/blob/287265306c783f0c41c446f2e5569ad5554dbdb0/index.html#L112",
-        "https://github.com/ryotat/ryotat.github.io/blob/14921c7b203cc57cafbfc4523ad6794960acee31/index.html#L104",
-        "https://github.com/omry/yadan.net/blob/209bb80f663a4085107cc146ec63688653802756/index.html#L168",
-        "https://github.com/akrizhevsky/cuda-convnet2/blob/1bf82292a35079064396e6859825ae0d5208843f/MultiGPU.md#L307",
-    ],
-)
-def test_the_authors_sites_and_code_read_in_pass_idsD_are_first_hand_at_a_commit(url):
-    assert source_kind(url) == FIRST_HAND
-    assert source_kind(url.replace(url.split("/")[6], "master")) == SECONDARY
 
 
 def test_the_workshop_page_of_a_co_authors_talk_read_in_pass_idsG_is_first_hand():
