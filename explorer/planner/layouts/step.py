@@ -64,7 +64,7 @@ def _shape(layouts: Layouts, inputs: Inputs, config: TransformerConfig, formulas
         reason[np.mod(layers, pp) != 0] = "pp does not divide the layers"
     reason[(micro < 1) | (np.mod(micro, 1) != 0)] = "the batch does not split into dp × b"
     interleave_ok = (np.mod(layers / pp, v) == 0) & (pp > 1)
-    layouts.v = np.where(interleave_ok & ~layouts.gpipe, v, 1.0)
+    layouts.v = np.where(interleave_ok & np.logical_not(layouts.gpipe), v, 1.0)
     micro = np.maximum(np.floor(micro), 1.0)
     s, h = float(config.seq_len), float(config.hidden)
     local = s / layouts.cp
