@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from catalogue.models import CostModel, Technique
+from catalogue.version import per_version
 
 from .formulas import ALL_ROLES, CatalogueFormula, by_role
 
@@ -24,6 +25,13 @@ def _keys_by_owner(through, owner: str, owners: list[int]) -> dict[int, list[str
 
 
 def catalogue_formulas() -> dict[str, CatalogueFormula]:
+    """The cost models of the planner's roles, read once per catalogue version (a curator's edit
+    of a cost model changes the version): every answer composes them, and reading them cost
+    about a third of an uncached answer. Callers must not mutate them."""
+    return per_version("planner-formulas", read_catalogue_formulas, in_process=True)
+
+
+def read_catalogue_formulas() -> dict[str, CatalogueFormula]:
     """The cost models of the planner's roles with their works and their technique's: 3 queries."""
     # Filtered on the techniques only (a few dozen rows); by_role keeps the labels it needs.
     techniques = sorted({technique for technique, _ in ALL_ROLES.values()})

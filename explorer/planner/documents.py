@@ -10,7 +10,7 @@ from catalogue.version import per_version
 from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.links import link
 
-from . import accuracy
+from . import accuracy, roofline
 from . import plan as planning
 from .calibration import default_efficiency
 from .calibration.families import model_family
@@ -68,7 +68,17 @@ def with_efficiency(inputs: Inputs, query: dict[str, Any]) -> tuple[Inputs, dict
         return inputs, given | {"fit": "given"}
     per_device = inputs.batch / inputs.P
     found = default_efficiency(inputs.device or None, model_family(inputs.network), per_device)
-    return replace(inputs, efficiency=found["value"]), dict(found)
+    config = config_of(inputs) if is_transformer(inputs.network) else None
+    ceiling = roofline.for_inputs(inputs, config)
+    value = round(max(0.01, found["value"] * ceiling["value"]), 6)
+    document = dict(found) | {
+        "value": value,
+        "of_roofline": found["value"],
+        "roofline": ceiling,
+        "basis": f"{found['value']:.3g} of the roofline ({ceiling['value']:.3g} of the peak); "
+        + found["basis"],
+    }
+    return replace(inputs, efficiency=value), document
 
 
 def _add_links(document: dict[str, Any]) -> None:

@@ -4,6 +4,8 @@ of step time and efficiency against P. Numbers in, dicts out; no ORM."""
 
 from __future__ import annotations
 
+import functools
+
 from typing import Any
 
 from .formulas import Formulas, check_complete
@@ -74,12 +76,37 @@ def sweep_points(inputs: Inputs) -> list[int]:
     return sorted(points | {1})
 
 
+class _Identity:
+    """A key part equal only to itself's value (the catalogue's formulas, one object per
+    catalogue version): a memo keyed on it never serves another version's answer."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
+
+
+@functools.lru_cache(maxsize=256)
+def _sweep(inputs: Inputs, formulas: _Identity) -> dict[str, Any]:
+    return _sweep_uncached(inputs, formulas.value)
+
+
 def sweep(inputs: Inputs, formulas: Formulas, primer: Context | None = None) -> dict[str, Any]:
     """Step time and efficiency of every strategy at each P of the sweep (None where a strategy
-    does not apply; `fits` says where it runs out of memory)."""
+    does not apply; `fits` says where it runs out of memory). It does not depend on the query's
+    own P, so queries that differ only in P share it (memoised in process; callers must not
+    mutate it)."""
+    return _sweep(inputs.with_p(1), _Identity(formulas))
+
+
+def _sweep_uncached(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
     points = sweep_points(inputs)
     series: dict[str, dict[str, Any]] = {}
-    primer = primer or Context(inputs, networks()[inputs.network], formulas)
+    primer = Context(inputs, networks()[inputs.network], formulas)
     primer.prime(batches_needed(inputs, points))
     prime_exchanges(primer, points)
     for p in points:
@@ -111,7 +138,7 @@ def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> Plan:
     check_complete(formulas)
     # One context computes every layer cost the answer needs in one vectorised pass.
     ctx = Context(inputs, networks()[inputs.network], formulas)
-    ctx.prime(batches_needed(inputs, sweep_points(inputs) if with_sweep else []))
+    ctx.prime(batches_needed(inputs, []))
     strategies, single = strategies_at(inputs, formulas, ctx)
     strategies = ranked(strategies)
     return build(
@@ -121,5 +148,5 @@ def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> Plan:
         RANKING_NOTE,
         strategies,
         sensitivity(strategies),
-        sweep(inputs, formulas, ctx) if with_sweep else None,
+        sweep(inputs, formulas) if with_sweep else None,
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .devices import catalogue_devices, devices
+from .nodes import node_values
 from .presets import (  # the presets were split from this module; PRESETS read from here too
     DEVICE_FIGURES,
     PRESETS,
@@ -345,11 +346,15 @@ def device_sources(inputs: Inputs) -> dict[str, str]:
         "memory_gb": (device.memory_gb, "memory_gb"),
         "intra_bandwidth_gbs": (device.intra_bandwidth_gbs, "intra_bandwidth_gbs"),
     }
-    return {
+    found = {
         name: device.source(figure) if getattr(inputs, name) == value else YOURS
         for name, (value, figure) in figures.items()
         if name != "intra_bandwidth_gbs" or inputs.devices_per_node > 1
     }
+    if inputs.machine == "example":
+        node, sources = node_values(inputs.device, {})
+        found |= {n: s for n, s in sources.items() if getattr(inputs, n) == node[n]}
+    return found
 
 
 def _choice_sources(inputs: Inputs) -> dict[str, str]:
@@ -433,6 +438,8 @@ def parse(
             raise PlannerInputError(f"gated must be one of {', '.join(SWITCHES)}", "gated")
         values["gated"] = str(query["gated"]) == "true"
     if query.get("device") not in (None, ""):
+        if machine == "example":  # the device's usual node, not the example's single device
+            values |= node_values(str(query["device"]), query)[0]
         values |= device_values(str(query["device"]), choices["precision"], values, query)
     elif choices["precision"] == "fp8" and preset.device and query.get("flops") in (None, ""):
         values |= device_values(preset.device, "fp8", values, query)

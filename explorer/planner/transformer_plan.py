@@ -6,6 +6,8 @@ shape.build like a layer table's, plus `layouts`. Numbers in, dicts out; no ORM.
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from typing import Any
 
 from .formulas import (
@@ -72,7 +74,14 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
             f"({inputs.devices_per_node}) matches the pinned tp, pp, dp, cp"
         )
     model, flops = transformer_step(config, inputs.batch, inputs.transformer_recompute, formulas)
-    search = evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas, flops)
+    # Every layout is tried interleaved (where its stages allow) and plain 1F1B; each row keeps
+    # the better (one that fits over one that does not, then the shorter step), so the table and
+    # the strategies rank the same layouts (interleaving trades the bubble for messages and
+    # activation memory).
+    search = _row_wise_better(
+        evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas, flops),
+        evaluate_layouts(candidates(inputs, config, triples, chunks=1), inputs, config, formulas, flops),
+    )
     strategies = [
         _strategy(strategy, inputs, config, formulas, triples, search, flops)
         for strategy in transformer_strategies()
@@ -136,10 +145,7 @@ def _strategy(
     if strategy.moe_only and not config.moe_layers:
         return empty | {"reason": "a dense network: no experts to place"}
     if strategy.slug == "3d":
-        # The search interleaves every pipeline it can; the plain 1F1B one of the same layout is
-        # evaluated too, and the faster kept (interleaving trades the bubble for more messages).
-        plain = candidates(inputs, config, triples, chunks=1)
-        layouts, index = _faster(search, evaluate_layouts(plain, inputs, config, formulas, flops))
+        layouts, index = search, best(search)
     else:
         chosen = candidates(inputs, config, triples, **strategy.options)
         layouts = evaluate_layouts(chosen, inputs, config, formulas, flops)
@@ -158,17 +164,20 @@ def _strategy(
     return describe(strategy, layouts, index, inputs, config, formulas)
 
 
-def _faster(first: Layouts, second: Layouts) -> tuple[Layouts, int | None]:
-    """The layouts and index of the better of two searches' bests: one that fits over one that
-    does not, then the shorter step (the first on a tie)."""
-    one, two = best(first), best(second)
-    if one is None or two is None:
-        return (first, one) if two is None else (second, two)
+def _row_wise_better(first: Layouts, second: Layouts) -> Layouts:
+    """The same candidates, each row from whichever evaluation is better: valid over invalid, one
+    that fits over one that does not, then the shorter step (the first on a tie)."""
+    a, b = first.out, second.out
 
-    def key(layouts: Layouts, index: int) -> tuple[bool, float]:
-        return (not layouts.out["fits"][index], float(layouts.out["step"][index]))
+    def key(out: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return (~out["valid"], ~out["fits"], out["step"])
 
-    return (second, two) if key(second, two) < key(first, one) else (first, one)
+    (va, fa, sa), (vb, fb, sb) = key(a), key(b)
+    take = (vb < va) | ((vb == va) & ((fb < fa) | ((fb == fa) & (sb < sa))))
+    fields = ("tp", "pp", "dp", "v", "sequence", "zero", "gpipe", "cp")
+    chosen = Layouts(**{f: np.where(take, getattr(second, f), getattr(first, f)) for f in fields})
+    chosen.out = {name: np.where(take, b[name], values) for name, values in a.items()}
+    return chosen
 
 
 def describe(
@@ -235,11 +244,37 @@ def describe(
             f"({layout['schedule']}, {layout['micro_batches']} micro-batches of "
             f"{inputs.micro_batch_size}); ZeRO stage {layout['zero']}; recomputation "
             f"{inputs.recompute}."
-        ],
+        ]
+        + _schedule_notes(inputs, config, layout, strategy.slug == "3d"),
         "techniques": list(strategy.techniques),
         "demos": list(strategy.demos),
         "derivations": [d.as_dict() for d in derivations],
     }
+
+
+def _schedule_notes(
+    inputs: Inputs, config, layout: dict[str, Any], searched_schedule: bool
+) -> list[str]:
+    """What the layout does not honour of the request, said rather than dropped: uneven stages,
+    and chunks the layout does not use (`searched_schedule`: the strategy chooses the schedule)."""
+    notes = []
+    pp, layers = layout["pp"], config.layers
+    heaviest = -(-layers // pp)
+    if pp > 1 and layers % pp:
+        notes.append(
+            f"Uneven stages: {layers} layers on {pp} stages, at most {heaviest} on a stage "
+            f"(the pipeline runs at the pace of that stage: {heaviest * pp / layers:.3g}× the "
+            "mean)."
+        )
+    if searched_schedule and inputs.chunks > 1 and layout["chunks"] == 1 and pp > 1:
+        why = (
+            f"the most loaded stage's {heaviest} layers do not split into {inputs.chunks} equal "
+            "chunks"
+            if heaviest % inputs.chunks
+            else "plain 1F1B is faster here, or fits where interleaving does not"
+        )
+        notes.append(f"chunks = {inputs.chunks} not applied: {why}; the schedule is 1F1B.")
+    return notes
 
 
 def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Derivation]:
@@ -252,9 +287,9 @@ def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Deriva
             "compute time",
             float(out["compute"]),
             "s",
-            "training FLOPs / (P · peak · efficiency)",
+            "training FLOPs / (P · peak · efficiency) · stage imbalance",
             f"{number_text(out['hardware_flops'])} / ({inputs.P} · {number_text(inputs.flops)} · "
-            f"{number_text(inputs.efficiency)})",
+            f"{number_text(inputs.efficiency)}) · {number_text(out['stage_imbalance'])}",
             parts["compute"],
             note=f"Recomputation {inputs.recompute}."
             + (" LoRA: the base frozen (lora-frozen-base)." if config.frozen else ""),

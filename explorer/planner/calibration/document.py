@@ -15,6 +15,7 @@ from typing import Any
 from . import fit
 from .benchmarks import BENCHMARKS
 from .machine import device_balances, device_siblings
+from .roofline_of import roofline_of
 from .predict import THROUGHPUT_FORMULA, at_peak, needed_efficiency, with_efficiency
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -94,8 +95,12 @@ def peak_entries(
             "system_id": system["system_id"],
             "held_out": system["round"] not in FIT_ROUNDS,
         }
+        entry["roofline"] = roofline_of(entry["_inputs"])
         if needed:
-            entry["needed"] = needed_efficiency(entry, formulas)
+            # In units of the roofline: the fraction of what the hardware allows that the
+            # submitter's stack reached (above 1: the run beat the roofline at its recorded
+            # precision).
+            entry["needed"] = needed_efficiency(entry, formulas) / entry["roofline"]
         entries.append(entry)
     return entries, missing
 
@@ -105,8 +110,13 @@ def _predicted(entry: dict[str, Any], table: list[dict], formulas: Any) -> dict[
     found = fit.lookup(
         table, entry["device"], entry["model_family"], entry.get("balance"), siblings
     )
-    efficiency = fit.efficiency_at(found, fit.per_device(entry))
-    out = entry | with_efficiency(entry, efficiency, formulas)
+    # The fitted fraction of the roofline. Above 1 the fitted runs beat the roofline at their
+    # recorded precision (FP8 not recorded, BERT's padding counted as work): the prediction
+    # follows the fit there and the document says how many (`beyond_roofline`); the planner's
+    # own default never goes past the roofline (calibration.default_efficiency).
+    of_roofline = fit.efficiency_at(found, fit.per_device(entry))
+    out = entry | with_efficiency(entry, of_roofline * entry["roofline"], formulas)
+    out["of_roofline"] = of_roofline
     out["efficiency_basis"] = found["basis"]
     out.pop("_inputs")
     numbers = (
@@ -119,6 +129,8 @@ def _predicted(entry: dict[str, Any], table: list[dict], formulas: Any) -> dict[
         "step_time_at_peak",
         "efficiency",
         "needed",
+        "roofline",
+        "of_roofline",
     )
     return {k: _number(v) if k in numbers else v for k, v in sorted(out.items())}
 

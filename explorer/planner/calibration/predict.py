@@ -54,11 +54,6 @@ def _why_none(strategies: Sequence[Mapping[str, Any]]) -> str:
     """Why no strategy runs, in words shared by every score it concerns (no sizes)."""
     reasons = " ".join(s.get("reason") or "" for s in strategies)
     why = "no layout fits in the planner's memory model"
-    if "pp does not divide the layers" in reasons:
-        why += (
-            " (pipeline stages must divide the layers, uneven stages are not expressible yet, so "
-            "the layouts the device count allows hold too many layers per device)"
-        )
     if "batch does not split" in reasons:
         why += ", or the global batch does not split into dp × micro-batch"
     return why

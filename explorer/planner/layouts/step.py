@@ -52,18 +52,17 @@ def _shape(layouts: Layouts, inputs: Inputs, config: TransformerConfig, formulas
     b = float(inputs.micro_batch_size)
     layers = float(config.layers)
     micro = float(inputs.batch) / (dp * b)
-    # Uneven stages, as Megatron-LM allows (Llama 3 405B's 126 layers on 16 stages), where the
-    # reader pins pp: the most loaded stage holds ceil(l/p) layers and sets the pipeline's pace.
-    # The search itself keeps to even stages.
-    per_stage = np.ceil(layers / pp) if inputs.pp else layers / pp
+    # Uneven stages, as Megatron-LM allows (Llama 3 405B's 126 layers on 16 stages, BLOOM's 70
+    # on 12), pinned or searched: the most loaded stage holds ceil(l/p) layers and sets the
+    # pipeline's pace; the others hold fewer (Megatron trims the first and the last).
+    per_stage = np.ceil(layers / pp)
     imbalance = per_stage * pp / layers
     reason = np.full(len(layouts), "", dtype=object)
     reason[np.mod(config.heads, tp) != 0] = "tp does not divide the heads"
     reason[np.mod(config.kv, tp) != 0] = "tp does not divide the key/value heads"
-    if not inputs.pp:
-        reason[np.mod(layers, pp) != 0] = "pp does not divide the layers"
     reason[(micro < 1) | (np.mod(micro, 1) != 0)] = "the batch does not split into dp × b"
-    interleave_ok = (np.mod(layers / pp, v) == 0) & (pp > 1)
+    # Interleaving splits each stage's layers into v chunks of equal size.
+    interleave_ok = (np.mod(per_stage, v) == 0) & (pp > 1)
     layouts.v = np.where(interleave_ok & np.logical_not(layouts.gpipe), v, 1.0)
     micro = np.maximum(np.floor(micro), 1.0)
     s, h = float(config.seq_len), float(config.hidden)
@@ -268,6 +267,7 @@ def evaluate_layouts(
     achieved = model / (step * inputs.P)
     layouts.out = {
         "micro_batches": x.micro,
+        "stage_imbalance": x.imbalance,
         "compute": compute,
         "bubble": bubble,
         "tensor": tensor,

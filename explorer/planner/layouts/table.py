@@ -56,9 +56,11 @@ def layouts_document(search: Layouts, inputs: Inputs) -> dict[str, Any]:
         "fitting": int(out["fits"].sum()),
         "shown": SHOWN_LAYOUTS,
         "losses": losses,
-        "note": "Tensor parallelism stays inside a node; pipeline stages divide the layers; "
+        "note": "Tensor parallelism stays inside a node; pipeline stages hold ceil(layers / pp) "
+        "layers at most (uneven stages: the first and last hold fewer, as Megatron-LM allows); "
         "sequence parallelism is on wherever tp > 1; the schedule is 1F1B (interleaved when "
-        "chunks > 1 and the stage's layers divide by it).",
+        "chunks > 1 and the most loaded stage's layers divide by it; elsewhere the layout runs "
+        "plain 1F1B and its row says so).",
         "rows": rows,
     }
 
