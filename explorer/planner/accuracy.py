@@ -272,7 +272,7 @@ def for_query(device: str | None, network: str, devices: int) -> dict[str, Any]:
         newest, key=lambda p: abs(math.log(max(p["accelerators"], 1) / max(devices, 1)))
     )
     runs = [
-        p | {"url": urls.get(_key(p), ""), "shown_fraction": _percent(p["peak_fraction"])}
+        p | {"url": urls.get(_key(p), ""), "shown_fraction": _percent(p.get("mfu"))}
         for p in nearest[:RUNS_LISTED]
     ]
     low, high = found["low"], found["high"]

@@ -5,7 +5,6 @@ of step time and efficiency against P. Numbers in, dicts out; no ORM."""
 from __future__ import annotations
 
 import functools
-
 from typing import Any
 
 from .formulas import Formulas, check_complete

@@ -6,9 +6,10 @@ shape.build like a layer table's, plus `layouts`. Numbers in, dicts out; no ORM.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
-from typing import Any
 
 from .formulas import (
     TRANSFORMER_ROLES,
@@ -31,7 +32,7 @@ from .layouts.space import (
 )
 from .layouts.step import evaluate_layouts
 from .layouts.table import layouts_document, time_to_train
-from .machine import Inputs, PlannerInputError
+from .machine import MAX_P, Inputs, PlannerInputError
 from .network_model import StepFlops, transformer_step
 from .sensitivity import sensitivity, with_layouts
 from .shape import Plan, Strategy, build, ranked
@@ -80,7 +81,9 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
     # activation memory).
     search = _row_wise_better(
         evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas, flops),
-        evaluate_layouts(candidates(inputs, config, triples, chunks=1), inputs, config, formulas, flops),
+        evaluate_layouts(
+            candidates(inputs, config, triples, chunks=1), inputs, config, formulas, flops
+        ),
     )
     strategies = [
         _strategy(strategy, inputs, config, formulas, triples, search, flops)
@@ -93,6 +96,8 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
             strategy["speedup"] = single / strategy["step_time"]
             strategy["efficiency"] = strategy["speedup"] / inputs.P
     ordered = ranked(strategies)
+    layouts = layouts_document(search, inputs)
+    layouts["to_fit"] = None if search.out["fits"].any() else to_fit(inputs, config, formulas)
     return build(
         inputs,
         network,
@@ -101,8 +106,56 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
         ordered,
         _sensitivity(strategies, search, inputs, formulas),
         None,
-        layouts_document(search, inputs),
+        layouts,
     )
+
+
+def _changes(inputs: Inputs) -> list[tuple[str, dict[str, Any]]]:
+    """The changes tried when nothing fits, smallest first: shard more (ZeRO-3), recompute
+    more, both, then more devices (each doubling, within the planner's bound)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    if inputs.zero < 3:
+        found.append(("zero=3 (parameters, gradients and optimizer state sharded)", {"zero": 3}))
+    if inputs.recompute != "full":
+        found.append(
+            ("recompute=full (every layer's activations recomputed)", {"recompute": "full"})
+        )
+        if inputs.zero < 3:
+            found.append(("zero=3 and recompute=full", {"zero": 3, "recompute": "full"}))
+    devices = inputs.P
+    for _ in range(4):
+        devices *= 2
+        if devices > MAX_P:
+            break
+        found.append((f"P={devices} devices (the batch and the pinned sizes kept)", {"P": devices}))
+    return found
+
+
+def to_fit(inputs: Inputs, config: TransformerConfig, formulas: Formulas) -> dict[str, Any] | None:
+    """The smallest change (in _changes' order) under which some layout fits, with that layout
+    and its memory per device; None when none of them makes one fit. The batch must still
+    split: dp pinned by the user is dropped for a larger P (said so)."""
+    for text, change in _changes(inputs):
+        changed = replace(inputs, **change)
+        if "P" in change and inputs.dp:
+            changed = replace(changed, dp=None)
+        triples = factorisations(changed, config)
+        if not triples:
+            continue
+        _, flops = transformer_step(config, changed.batch, changed.transformer_recompute, formulas)
+        layouts = evaluate_layouts(
+            candidates(changed, config, triples), changed, config, formulas, flops
+        )
+        index = best(layouts, layouts.out["fits"])
+        if index is not None and layouts.out["fits"][index]:
+            return {
+                "change": text,
+                "query": {name: str(value) for name, value in change.items()},
+                "layout": layouts.row(index),
+                "memory_per_device": float(layouts.out["total"][index]),
+                "step_time": float(layouts.out["step"][index]),
+            }
+    return None
 
 
 def _strategy(

@@ -126,8 +126,9 @@ def prediction_for(version: str, system_id: str, benchmark: str) -> dict[str, An
 
 def comparable_runs(device_slug: str | None, family: str, devices: int) -> dict[str, Any]:
     """Measured runs on the same device and model family within a factor SCALE_FACTOR of
-    `devices` (else at any scale, else the family on any device; `widened` says so): their
-    peak_fraction's 10th and 90th percentiles, count and entries."""
+    `devices` (else at any scale, else the family on any device; `widened` says so): the 10th
+    and 90th percentiles of the fraction of the peak they reached in model FLOPs (MFU, at most
+    1), count and entries."""
     predictions = accuracy()["predictions"]
     same = [
         p for p in predictions if p["model_family"] == family and p["device"] == (device_slug or "")
@@ -144,7 +145,7 @@ def comparable_runs(device_slug: str | None, family: str, devices: int) -> dict[
     if not near:
         near = [p for p in predictions if p["model_family"] == family]
         widened = f"no run on {device_slug or 'this device'}: the family on every device"
-    fractions = [p["peak_fraction"] for p in near]
+    fractions = [p["mfu"] for p in near if p.get("mfu") is not None]
     return {
         "low": quantile(fractions, 0.1) if fractions else None,
         "high": quantile(fractions, 0.9) if fractions else None,

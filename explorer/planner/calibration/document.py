@@ -15,8 +15,8 @@ from typing import Any
 from . import fit
 from .benchmarks import BENCHMARKS
 from .machine import device_balances, device_siblings
-from .roofline_of import roofline_of
 from .predict import THROUGHPUT_FORMULA, at_peak, needed_efficiency, with_efficiency
+from .roofline_of import roofline_of
 
 ROOT = Path(__file__).resolve().parents[3]
 MLPERF_FIXTURE = ROOT / "fixtures" / "mlperf.json.gz"
@@ -131,6 +131,7 @@ def _predicted(entry: dict[str, Any], table: list[dict], formulas: Any) -> dict[
         "needed",
         "roofline",
         "of_roofline",
+        "mfu",
     )
     return {k: _number(v) if k in numbers else v for k, v in sorted(out.items())}
 

@@ -8,10 +8,12 @@ Pure: a system is a mapping of the fixture's columns (fixtures/mlperf.json.gz, `
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from catalogue import devices as catalogue
@@ -155,6 +157,42 @@ def device_siblings() -> dict[str, list[str]]:
             key=lambda o: (abs(math.log(balances[o] / here)) if here and o in balances else 9e9, o),
         )
     return {slug: same for slug, same in sorted(found.items()) if same}
+
+
+PRECISION_FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "mlperf_precision.json"
+
+
+@functools.cache
+def recorded_precisions() -> dict[tuple[str, str, str], dict[str, Any]]:
+    """(round, system_id, benchmark) -> the precision of the linear layers read in the
+    submission's files, with its evidence (fixtures/mlperf_precision.json; empty if absent)."""
+    if not PRECISION_FIXTURE.exists():
+        return {}
+    runs = json.loads(PRECISION_FIXTURE.read_text(encoding="utf-8"))["runs"]
+    return {(r["round"], r["system_id"], r["benchmark"]): r for r in runs}
+
+
+def with_recorded_precision(
+    machine: SystemMachine, system: Mapping[str, Any], benchmark: str
+) -> SystemMachine | str:
+    """The machine at the precision its submission trained in: FP8 runs at the device's FP8
+    peak (Transformer Engine's recipe: the linear layers in FP8); a 16-bit or unknown one at its
+    16-bit peak (said so in `assumed`); FP4 is not priced (the planner has no FP4)."""
+    found = recorded_precisions().get((system.get("round"), system.get("system_id"), benchmark))
+    precision = (found or {}).get("precision", "unknown")
+    if precision == "fp4":
+        return "trained in FP4 (read in its submission): the planner prices no FP4"
+    if precision != "fp8":
+        why = "read in its submission" if precision != "unknown" else "its submission does not say"
+        return replace(machine, assumed=[*machine.assumed, f"precision {precision} ({why})"])
+    device = devices()[machine.device]
+    if not device.flops("fp8"):
+        return "trained in FP8, but the device catalogue states no FP8 peak for the device"
+    evidence = found["evidence"] or {}
+    where = f"{evidence.get('path', '')}: {evidence.get('line', '')!r}"
+    values = machine.values | {"flops": device.flops("fp8"), "precision": "fp8"}
+    assumed = [*machine.assumed, f"FP8 linear layers, read in the submission ({where[:160]})"]
+    return replace(machine, precision="fp8", values=values, assumed=assumed)
 
 
 def machine_from_system(system: Mapping[str, Any]) -> SystemMachine | str:

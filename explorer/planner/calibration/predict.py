@@ -14,7 +14,12 @@ from typing import Any
 from .. import plan as planning
 from ..machine import BOUNDS, Inputs, PlannerInputError
 from .benchmarks import BENCHMARKS, Benchmark
-from .machine import SystemMachine, device_balances, machine_from_system
+from .machine import (
+    SystemMachine,
+    device_balances,
+    machine_from_system,
+    with_recorded_precision,
+)
 
 THROUGHPUT_FORMULA = (
     "median over the score's successful runs of the samples trained to the target (the last "
@@ -70,9 +75,9 @@ def _usable(document: Mapping[str, Any], benchmark: Benchmark) -> Mapping[str, A
 
 
 @functools.lru_cache(maxsize=4096)
-def _step(inputs: Inputs, formulas_key: int) -> tuple[float, str, dict] | str:
-    """(step time, strategy slug, layout) of the planner for `inputs`, or why not (cached: many
-    scores share a machine and batch)."""
+def _step(inputs: Inputs, formulas_key: int) -> tuple[float, str, dict, float | None] | str:
+    """(step time, strategy slug, layout, model FLOPs per step) of the planner for `inputs`, or
+    why not (cached: many scores share a machine and batch)."""
     formulas = _FORMULAS[formulas_key]
     benchmark = next(b for b in BENCHMARKS.values() if b.network == inputs.network)
     try:
@@ -83,13 +88,14 @@ def _step(inputs: Inputs, formulas_key: int) -> tuple[float, str, dict] | str:
     if isinstance(strategy, str):
         return strategy
     layout = strategy.get("layout") or {"dp": inputs.P, "tp": 1, "pp": 1}
-    return strategy["step_time"], strategy["slug"], dict(layout)
+    model_flops = document["network"].get("model_flops_per_step")
+    return strategy["step_time"], strategy["slug"], dict(layout), model_flops
 
 
 _FORMULAS: dict[int, Any] = {}
 
 
-def planner_step(inputs: Inputs, formulas: Any) -> tuple[float, str, dict] | str:
+def planner_step(inputs: Inputs, formulas: Any) -> tuple[float, str, dict, float | None] | str:
     _FORMULAS[id(formulas)] = formulas
     return _step(inputs, id(formulas))
 
@@ -133,6 +139,10 @@ def at_peak(
     machine = machine_from_system(system)
     if isinstance(machine, str):
         return machine
+    if benchmark.family != "cnn":
+        machine = with_recorded_precision(machine, system, score["benchmark"])
+        if isinstance(machine, str):
+            return machine
     measured = measured_throughput(score, runs, benchmark)
     if isinstance(measured, str):
         return measured
@@ -147,8 +157,17 @@ def at_peak(
         step = planner_step(inputs, formulas)
     if isinstance(step, str):
         return step
-    seconds, slug, layout = step
+    seconds, slug, layout, model_flops = step
     predicted = batch / seconds
+    # The fraction of the peak the run reached, counted in the model's FLOPs (no recomputation,
+    # the planner's count for the benchmark's network): at most 1 by physics, unlike
+    # peak_fraction (measured over the planner at peak, whose communication may be exposed
+    # where the run hid it).
+    mfu = (
+        throughput * model_flops / batch / (machine.accelerators * machine.values["flops"])
+        if model_flops
+        else None
+    )
     return {
         "benchmark": benchmark.slug,
         "accelerators": machine.accelerators,
@@ -166,6 +185,7 @@ def at_peak(
         "throughput_unit": "samples/s",
         "predicted_at_peak": predicted,
         "peak_fraction": throughput / predicted,
+        "mfu": mfu,
         "measured_minutes": score.get("minutes"),
         "step_time_at_peak": seconds,
         "assumed": "; ".join(machine.assumed),

@@ -152,7 +152,13 @@ def default_efficiency_from(
     config: Any,
 ) -> tuple[float, float]:
     """(efficiency, roofline): the planner's default for the inputs, from a fitted table."""
-    found = lookup(table, inputs.device, "decoder", balances.get(inputs.device), siblings.get(inputs.device, []))
+    found = lookup(
+        table,
+        inputs.device,
+        "decoder",
+        balances.get(inputs.device),
+        siblings.get(inputs.device, []),
+    )
     of_roofline = min(1.0, efficiency_at(found, inputs.batch / inputs.P))
     ceiling = roofline.for_inputs(inputs, config)["value"]
     return max(0.01, of_roofline * ceiling), ceiling
