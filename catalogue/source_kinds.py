@@ -7,8 +7,9 @@ Three kinds:
   or proceedings, arXiv (arxiv.org only), doi.org, OpenAlex and dblp records, the authors' own
   pages and repositories (a repository only at a pinned commit), the vendor for a device figure,
   MLCommons for MLPerf;
-- index: a library catalogue or a curated anthology that records the work without being its
-  publisher;
+- index: a library catalogue, a curated anthology, a bibliographic database (NASA ADS) or an
+  institutional repository or research portal that records the work without being its publisher
+  or its authors, at whatever domain (a university's domain makes no host first-hand);
 - secondary: aggregators, summaries, transcriptions, reading notes, mirrors, look-alike domains,
   bare IP addresses, and every host the registry does not name (secondary until classified).
 
@@ -27,7 +28,7 @@ FIRST_HAND, INDEX, SECONDARY = "first-hand", "index", "secondary"
 KINDS = (FIRST_HAND, INDEX, SECONDARY)
 KIND_LABELS = {
     FIRST_HAND: "first-hand (publisher, proceedings, arXiv, OpenAlex/dblp, authors, vendor)",
-    INDEX: "index (library catalogue, curated anthology)",
+    INDEX: "index (library catalogue, curated anthology, bibliographic database, repository)",
     SECONDARY: "secondary (aggregator, summary, transcription, mirror, unclassified host)",
 }
 # A repository file pinned to a commit: /blob/<sha>/, /tree/<sha>/, /raw/<sha>/, /commit/<sha>.
@@ -37,7 +38,8 @@ PINNED = re.compile(r"^/[^/]+/[^/]+/(?:blob|tree|raw|commit)/[0-9a-f]{7,40}(?:/|
 @dataclass(frozen=True)
 class Entry:
     """One registry line: `where` is a host suffix ("nips.cc" names papers.nips.cc too), a host
-    starting with a dot for any host ending so (".edu"), or host/path-prefix for one owner or
+    starting with a dot for any host ending so (".example"; none is used: a top-level domain says
+    nothing of what a host is), or host/path-prefix for one owner or
     repository ("github.com/mlcommons"). `pinned`: first-hand only at a pinned commit."""
 
     where: str
@@ -72,15 +74,20 @@ REGISTRY: tuple[Entry, ...] = (
     *_entries(
         FIRST_HAND,
         "authors' lab, institution or own page",
-        *(".edu", "ethz.ch", "unixer.de", "huji.ac.il", "kaust.edu.sa"),
+        # Named hosts, never a top-level domain: a university also hosts indexes and
+        # repositories (NASA ADS at harvard.edu, DSpace at mit.edu), which are no author's page.
+        *("ethz.ch", "unixer.de", "huji.ac.il", "kaust.edu.sa", "cs.toronto.edu"),
+        *("amplab.cs.berkeley.edu", "pdl.cmu.edu", "nbcl.cse.ohio-state.edu"),
+        *("supertech.csail.mit.edu", "lips.cs.princeton.edu", "gfx.cs.princeton.edu"),
+        *("stanford.edu/~jduchi", "web.stanford.edu/~boyd"),
         *("research.google", "research.google.com", "ai.google", "ai.googleblog.com"),
         *("deepmind.com", "deepmind.google", "openai.com", "microsoft.com", "ibm.com"),
-        *("elsevierpure.com", "andrewng.org", "inria.fr", "archives-ouvertes.fr"),
-        *("mpi-inf.mpg.de", "cs.toronto.edu", "ox.ac.uk", "cam.ac.uk", "epfl.ch", "tum.de"),
+        *("andrewng.org", "inria.fr", "archives-ouvertes.fr"),
+        *("mpi-inf.mpg.de", "ox.ac.uk", "cam.ac.uk", "epfl.ch", "tum.de"),
         *("llnl.gov", "ornl.gov", "anl.gov", "lbl.gov", "sandia.gov", "riken.jp"),
         *("research.fb.com", "research.facebook.com", "ai.meta.com", "nv-adlr.github.io"),
         *("tech.preferred.jp", "preferred.jp", "leon.bottou.org", "ista.ac.at", "argmin.net"),
-        *("blog.nnabla.org", "pure.itu.dk", "dare.uva.nl", "volcengine.github.io"),
+        *("blog.nnabla.org", "volcengine.github.io"),
         *("tianlu-wang.github.io", "ztatlock.net"),
         # Issue 37, fifth pass: authors' own sites (Lee et al. 2015's co-author; Friedlander).
         *("senthilpurushwalkam.com", "friedlander.io"),
@@ -250,6 +257,14 @@ REGISTRY: tuple[Entry, ...] = (
         "a workshop's page of a co-author's talk on the paper (the speaker's abstract)",
         "fjml.marcocuturi.net",
     ),
+    # A university's technical-report series is the report's publisher; its department's news
+    # page is the authors' institution speaking of their own result.
+    *_entries(
+        FIRST_HAND,
+        "the authors' institution (its technical reports or news)",
+        "www2.eecs.berkeley.edu/Pubs/TechRpts",
+        "eecs.berkeley.edu/news",
+    ),
     *_entries(FIRST_HAND, "the vendor (for a device figure)", "nvidia.com", "intel.com"),
     *_entries(FIRST_HAND, "MLCommons (MLPerf)", "mlcommons.org"),
     *_entries(FIRST_HAND, "MLCommons (MLPerf)", "github.com/mlcommons", pinned=True),
@@ -261,6 +276,15 @@ REGISTRY: tuple[Entry, ...] = (
         *("scilit.net", "scilit.com", "aminer.cn", "aminer.org", "acemap.info", "ideas.repec.org"),
         *("search.isc.ac", "scienceopen.com", "crossref.org", "europepmc.org", "nufind.nu.edu.sa"),
         *("bib-bvb.de",),
+    ),
+    # Indexes at a university's or an institution's domain: they record a work without being
+    # its publisher or its authors (classified by what the host is, not by its domain).
+    *_entries(INDEX, "bibliographic database (NASA ADS)", "ui.adsabs.harvard.edu"),
+    *_entries(
+        INDEX,
+        "institutional repository or research-information portal",
+        *("dspace.mit.edu", "oar.princeton.edu", "dare.uva.nl", "pure.itu.dk"),
+        *("elsevierpure.com", "experts.illinois.edu", "scholars.duke.edu"),
     ),
     # Third parties naming a repository of theirs: never the work's authors.
     *_entries(

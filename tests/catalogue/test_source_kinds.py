@@ -124,7 +124,37 @@ def test_a_repository_entry_matches_its_own_files_only():
 def test_the_most_specific_entry_wins():
     # mlcommons.org (first-hand) over nothing; github.com/NVIDIA over the generic github.com
     assert classify("https://github.com/NVIDIA/apex/blob/0123abc/README.md").kind == FIRST_HAND
-    assert classify("https://lanlexperts.elsevierpure.com/en/publications/x").kind == FIRST_HAND
+    # One university host, two kinds by path: its technical reports, an unnamed page.
+    reports = "http://www2.eecs.berkeley.edu/Pubs/TechRpts/2020/EECS-2020-18.html"
+    assert classify(reports).kind == FIRST_HAND
+    assert classify("https://www2.eecs.berkeley.edu/Courses/CS267/").kind == SECONDARY
+
+
+@pytest.mark.parametrize(
+    ("url", "what"),
+    [
+        ("https://ui.adsabs.harvard.edu/abs/2023arXiv230709288T", "bibliographic database"),
+        ("https://dspace.mit.edu/handle/1721.1/134932", "institutional repository"),
+        ("https://oar.princeton.edu/handle/88435/pr1m24b", "institutional repository"),
+        ("https://scholars.duke.edu/publication/1497396", "institutional repository"),
+        ("https://experts.illinois.edu/en/publications/logp", "institutional repository"),
+        ("https://lanlexperts.elsevierpure.com/en/publications/x", "institutional repository"),
+        ("https://pure.itu.dk/en/publications/bloom", "institutional repository"),
+        ("https://www.dare.uva.nl/id/7e68e71b", "institutional repository"),
+    ],
+)
+def test_an_index_is_an_index_at_any_domain(url, what):
+    """Issue 45 item 3: NASA ADS and institutional repositories are indexes, at .edu too."""
+    assert classify(url).kind == INDEX
+    assert classify(url).what.startswith(what)
+
+
+def test_a_university_domain_alone_makes_no_host_first_hand():
+    assert classify("https://some-repository.example.edu/record/1").kind == SECONDARY
+    assert classify("https://stanford.edu/~someone-else/paper.html").kind == SECONDARY
+    # Named labs and the authors' own pages are first-hand by name.
+    assert classify("https://amplab.cs.berkeley.edu/publication/x/").kind == FIRST_HAND
+    assert classify("https://web.stanford.edu/~boyd/papers/gossip_infocom.html").kind == FIRST_HAND
 
 
 def test_it_counts_and_shares_by_kind():
