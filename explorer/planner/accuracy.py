@@ -145,6 +145,41 @@ def efficiency_rows(source: dict[str, Any], fitted_on: str) -> list[dict[str, An
     ]
 
 
+def published_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
+    """The published runs beside the planner, predicted ones first (by paper, then error)."""
+    runs = source.get("published", {}).get("runs", [])
+    shown = [
+        run
+        | {
+            "shown_layout": " × ".join(
+                f"{name} {run['layout'][name]}"
+                for name in ("tp", "pp", "dp", "cp")
+                if run["layout"].get(name)
+            ),
+            "shown_error": _percent(abs(run["ratio"] - 1)) if run.get("ratio") else "—",
+            "within": bool(run.get("ratio")) and abs(run["ratio"] - 1) <= 0.15,
+        }
+        for run in runs
+    ]
+    return sorted(shown, key=lambda r: (not r.get("ratio"), r["paper"], r["id"]))
+
+
+def published_summary(source: dict[str, Any]) -> dict[str, Any]:
+    """The published runs' error figures as the pages show them (all runs, per paper)."""
+    found = source.get("published", {}).get("summary", {})
+    every = found.get("all") or {}
+    papers = [
+        figures | {"paper": paper, "shown_median": _percent(figures.get("median"))}
+        for paper, figures in sorted((found.get("papers") or {}).items())
+    ]
+    return every | {
+        "shown_median": _percent(every.get("median")),
+        "shown_p90": _percent(every.get("p90")),
+        "papers": papers,
+        "not_predicted": found.get("not_predicted", 0),
+    }
+
+
 def _label(p: dict[str, Any]) -> str:
     return (
         f"{p['submitter']} {p['system_id']} ({p['round']}), {p['benchmark']}: "
@@ -211,6 +246,7 @@ def _document() -> dict[str, Any]:
         **source,
         "predictions": predictions,
         "summary": summary(source),
+        "published_summary": published_summary(source),
         "page_url": link("planner:accuracy"),
         "api_url": link("planner:api-accuracy"),
         "figure_text": script_json(figure(held_out)),
@@ -287,4 +323,14 @@ def for_query(device: str | None, network: str, devices: int) -> dict[str, Any]:
         "widened": found.get("widened", ""),
         "runs": runs,
         "page_url": link("planner:accuracy"),
+        "mlperf": {
+            key: value
+            for key, value in short().items()
+            if key in ("held_out", "median", "p90", "shown_median", "shown_p90")
+        },
+        "published": {
+            key: value
+            for key, value in published_summary(calibration.accuracy()).items()
+            if key in ("n", "median", "p90", "shown_median", "shown_p90", "within_15", "bias")
+        },
     }

@@ -41,6 +41,7 @@ def accuracy_page(request):
         "efficiency_fitted": accuracy.efficiency_rows(document, "fit split"),
         "efficiency_all": accuracy.efficiency_rows(document, "all"),
         "worst": worst,
+        "published": accuracy.published_rows(document),
         "targets": {"median": "20 %", "p90": "50 %"},
     }
     return render(request, "planner/accuracy.html", context)

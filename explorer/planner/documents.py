@@ -67,7 +67,13 @@ def with_efficiency(inputs: Inputs, query: dict[str, Any]) -> tuple[Inputs, dict
         given = {"value": inputs.efficiency, "basis": "given (the efficiency input)", "runs": 0}
         return inputs, given | {"fit": "given"}
     per_device = inputs.batch / inputs.P
-    found = default_efficiency(inputs.device or None, model_family(inputs.network), per_device)
+    found = default_efficiency(
+        inputs.device or None,
+        model_family(inputs.network),
+        per_device,
+        inputs.precision,
+        inputs.stack,
+    )
     config = config_of(inputs) if is_transformer(inputs.network) else None
     ceiling = roofline.for_inputs(inputs, config)
     value = round(max(0.01, found["value"] * ceiling["value"]), 6)
@@ -75,8 +81,9 @@ def with_efficiency(inputs: Inputs, query: dict[str, Any]) -> tuple[Inputs, dict
         "value": value,
         "of_roofline": found["value"],
         "roofline": ceiling,
-        "basis": f"{found['value']:.3g} of the roofline ({ceiling['value']:.3g} of the peak); "
-        + found["basis"],
+        "stack": inputs.stack,
+        "basis": f"{found['value']:.3g} of the roofline ({ceiling['value']:.3g} of the peak) for "
+        f"a {inputs.stack} software stack; " + found["basis"],
     }
     return replace(inputs, efficiency=value), document
 

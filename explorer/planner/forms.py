@@ -14,6 +14,7 @@ from django import forms
 from explorer.web.forms import AsciiNumber, QueryForm, WordChoiceField
 
 from .devices import catalogue_devices
+from .calibration.fit import STACKS
 from .machine import (
     ALLREDUCE_ALGORITHMS,
     ATTENTION,
@@ -143,6 +144,22 @@ class PlannerForm(QueryForm):
         help_text="true (the default, as PyTorch DDP does): the data-parallel gradient "
         "allreduce runs in buckets of `bucket_mb` during the backward pass and only what "
         "outlasts it is exposed; false: the whole exchange after the backward pass",
+    )
+    stack = WordChoiceField(
+        required=False,
+        choices=[(name, name) for name in STACKS],
+        label="software stack the default efficiency assumes",
+        help_text="typical (the default): the 10th percentile of the MLPerf stacks' spread on "
+        "one device, for a production run; tuned: their median, a submission tuned for the "
+        "benchmark. Ignored when efficiency is given",
+    )
+    sequence_parallel = WordChoiceField(
+        required=False,
+        choices=[(name, name) for name in SWITCHES],
+        label="sequence parallelism wherever tp > 1 (transformers)",
+        help_text="true (the default, Megatron-Core's): norms, dropout and their activations "
+        "split along the sequence over the tensor-parallel group; false (Megatron-LM 2021): "
+        "each tensor-parallel rank repeats them on the whole sequence",
     )
     gated = WordChoiceField(
         required=False,

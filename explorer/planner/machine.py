@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .devices import catalogue_devices, devices
+from .calibration.fit import STACKS
 from .nodes import node_values
 from .presets import (  # the presets were split from this module; PRESETS read from here too
     DEVICE_FIGURES,
@@ -58,6 +59,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "optimizer": tuple(OPTIMIZERS),
     "recompute": RECOMPUTE,
     "overlap": SWITCHES,
+    "sequence_parallel": SWITCHES,
+    "stack": STACKS,
     "attention": ATTENTION,
 }
 
@@ -220,6 +223,12 @@ class Inputs:
     recompute: str = "none"
     attention: str = "standard"  # "flash": FlashAttention-style kernels (transformers)
     overlap: bool = True  # gradient exchange overlapped with the backward pass (data parallel)
+    # Megatron's sequence parallelism wherever tp > 1 (false: as before it, Megatron-LM 2021:
+    # norms and dropout replicated on every tensor-parallel rank)
+    sequence_parallel: bool = True
+    # The software stack the default efficiency assumes (calibration.fit.STACKS): typical (the
+    # 10th percentile of MLPerf's stacks on a device) or tuned (their median)
+    stack: str = "typical"
     bucket_mb: float = 25.0  # PyTorch DDP's default bucket_cap_mb
     devices_per_node: int = 1
     intra_latency_us: float | None = None  # None: the link between nodes

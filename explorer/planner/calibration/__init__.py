@@ -35,6 +35,7 @@ NOT_BUILT: dict[str, Any] = {
     "not_predicted": [],
     "coverage": [],
     "systematic": [],
+    "published": {"runs": [], "summary": {"all": {}, "papers": {}, "not_predicted": 0}},
 }
 # The comparable runs' scale: within this factor of the query's devices.
 SCALE_FACTOR = 4
@@ -55,7 +56,11 @@ def _all_rows() -> list[dict[str, Any]]:
 
 @functools.lru_cache(maxsize=1024)
 def default_efficiency(
-    device_slug: str | None, family: str, per_device_batch: float | None = None
+    device_slug: str | None,
+    family: str,
+    per_device_batch: float | None = None,
+    precision: str = "",
+    stack: str = "tuned",
 ) -> dict[str, Any]:
     """The planner's default efficiency on `device_slug` for a model `family` ("cnn",
     "encoder", "decoder", "lora") at `per_device_batch` samples per device per step (None: the
@@ -65,7 +70,11 @@ def default_efficiency(
     balance = accuracy().get("balances", {}).get(device_slug or "")
     siblings = accuracy().get("siblings", {}).get(device_slug or "", [])
     found = lookup(_all_rows(), device_slug, family, balance, siblings)
-    fitted = efficiency_at(found, per_device_batch) if found["runs"] else found["value"]
+    fitted = (
+        efficiency_at(found, per_device_batch, precision, stack)
+        if found["runs"]
+        else found["value"]
+    )
     value = round(min(1.0, max(0.01, fitted)), 6)
     clipped = " (clipped to the planner's bound of 1)" if fitted > 1 else ""
     if found.get("beta") and per_device_batch:

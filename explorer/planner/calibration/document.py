@@ -16,6 +16,7 @@ from . import fit
 from .benchmarks import BENCHMARKS
 from .machine import device_balances, device_siblings
 from .predict import THROUGHPUT_FORMULA, at_peak, needed_efficiency, with_efficiency
+from . import published
 from .roofline_of import roofline_of
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -114,7 +115,7 @@ def _predicted(entry: dict[str, Any], table: list[dict], formulas: Any) -> dict[
     # recorded precision (FP8 not recorded, BERT's padding counted as work): the prediction
     # follows the fit there and the document says how many (`beyond_roofline`); the planner's
     # own default never goes past the roofline (calibration.default_efficiency).
-    of_roofline = fit.efficiency_at(found, fit.per_device(entry))
+    of_roofline = fit.efficiency_at(found, fit.per_device(entry), entry["precision"])
     out = entry | with_efficiency(entry, of_roofline * entry["roofline"], formulas)
     out["of_roofline"] = of_roofline
     out["efficiency_basis"] = found["basis"]
@@ -175,4 +176,6 @@ def build(data: dict[str, Any], formulas: Any) -> dict[str, Any]:
             for slug in BENCHMARKS
         ],
         "systematic": fit.systematic(held_out),
+        # The second held-out set: published runs at the planner's default (the "all" fit).
+        "published": published.evaluate(formulas, every, device_balances(), device_siblings()),
     }

@@ -93,6 +93,8 @@ def _query(run: dict[str, Any]) -> dict[str, Any] | str:
         query["zero"] = zero
     if layout.get("interleave"):
         query["chunks"] = layout["interleave"]
+    if layout.get("sequence_parallel") is False:
+        query["sequence_parallel"] = "false"
     if layout.get("recompute") in ("none", "selective", "full"):
         query["recompute"] = layout["recompute"]
     if cluster.get("inter_node_gbps_per_node"):
@@ -159,7 +161,8 @@ def default_efficiency_from(
         balances.get(inputs.device),
         siblings.get(inputs.device, []),
     )
-    of_roofline = min(1.0, efficiency_at(found, inputs.batch / inputs.P))
+    per_device = inputs.batch / inputs.P
+    of_roofline = min(1.0, efficiency_at(found, per_device, inputs.precision, "typical"))
     ceiling = roofline.for_inputs(inputs, config)["value"]
     return max(0.01, of_roofline * ceiling), ceiling
 

@@ -188,7 +188,7 @@ def candidates(
         pp=arr[:, 1],
         dp=arr[:, 2],
         v=np.full(n, float(chunks if chunks is not None else inputs.chunks)),
-        sequence=np.full(n, sequence) & (arr[:, 0] > 1),
+        sequence=np.full(n, sequence and inputs.sequence_parallel) & (arr[:, 0] > 1),
         zero=np.full(n, float(inputs.zero if zero is None else zero)),
         gpipe=np.full(n, gpipe),
         cp=arr[:, 3],
