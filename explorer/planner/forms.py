@@ -13,8 +13,8 @@ from django import forms
 
 from explorer.web.forms import AsciiNumber, QueryForm, WordChoiceField
 
-from .devices import catalogue_devices
 from .calibration.fit import STACKS
+from .devices import catalogue_devices
 from .machine import (
     ALLREDUCE_ALGORITHMS,
     ATTENTION,
@@ -149,9 +149,9 @@ class PlannerForm(QueryForm):
         required=False,
         choices=[(name, name) for name in STACKS],
         label="software stack the default efficiency assumes",
-        help_text="typical (the default): the 10th percentile of the MLPerf stacks' spread on "
-        "one device, for a production run; tuned: their median, a submission tuned for the "
-        "benchmark. Ignored when efficiency is given",
+        help_text="median (the default): the fitted median of the MLPerf stacks on the device; "
+        "decile: the 10th percentile of their spread on one device, a slower stack than most "
+        "submitters ran. Ignored when efficiency is given",
     )
     sequence_parallel = WordChoiceField(
         required=False,

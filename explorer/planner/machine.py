@@ -11,8 +11,8 @@ import functools
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .devices import catalogue_devices, devices
 from .calibration.fit import STACKS
+from .devices import catalogue_devices, devices
 from .nodes import node_values
 from .presets import (  # the presets were split from this module; PRESETS read from here too
     DEVICE_FIGURES,
@@ -226,9 +226,9 @@ class Inputs:
     # Megatron's sequence parallelism wherever tp > 1 (false: as before it, Megatron-LM 2021:
     # norms and dropout replicated on every tensor-parallel rank)
     sequence_parallel: bool = True
-    # The software stack the default efficiency assumes (calibration.fit.STACKS): typical (the
-    # 10th percentile of MLPerf's stacks on a device) or tuned (their median)
-    stack: str = "typical"
+    # The software stack the default efficiency assumes (calibration.fit.STACKS): the median of
+    # MLPerf's stacks on the device, or their 10th percentile (decile)
+    stack: str = "median"
     bucket_mb: float = 25.0  # PyTorch DDP's default bucket_cap_mb
     devices_per_node: int = 1
     intra_latency_us: float | None = None  # None: the link between nodes

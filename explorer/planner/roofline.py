@@ -73,7 +73,9 @@ CEILINGS: dict[tuple[str, str], Ceiling] = {
     ("gaudi3", "16"): _row(1243.0, 1677, "Intel Gaudi 3, BF16, torch 2.6.0 HPU 1.21.4, lazy mode"),
     ("gaudi3", "fp8"): _row(1289.5, 1677, "Intel Gaudi 3, FP8 e4m3, torch 2.6.0 HPU 1.21.4"),
     ("mi300x", "16"): _row(668.4, 1300, "AMD MI300X, BF16, torch 2.5.1 ROCm 6.3, TunableOp"),
-    ("mi325x", "16"): _row(784.9, 1300, "AMD MI325X, BF16, torch 2.6.0 ROCm 6.2.4, TunableOp, 1000 W"),
+    ("mi325x", "16"): _row(
+        784.9, 1300, "AMD MI325X, BF16, torch 2.6.0 ROCm 6.2.4, TunableOp, 1000 W"
+    ),
     ("mi355x", "16"): _row(1565.0, 2300, "AMD MI355X, BF16, torch 2.8.0 ROCm 7.0.2"),
 }
 NO_CEILING = "no matmul measurement recorded for this device and precision: the ceiling is its peak"

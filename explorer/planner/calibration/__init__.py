@@ -60,7 +60,7 @@ def default_efficiency(
     family: str,
     per_device_batch: float | None = None,
     precision: str = "",
-    stack: str = "tuned",
+    stack: str = "median",
 ) -> dict[str, Any]:
     """The planner's default efficiency on `device_slug` for a model `family` ("cnn",
     "encoder", "decoder", "lora") at `per_device_batch` samples per device per step (None: the

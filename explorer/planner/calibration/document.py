@@ -12,11 +12,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from . import fit
+from . import fit, published
 from .benchmarks import BENCHMARKS
 from .machine import device_balances, device_siblings
 from .predict import THROUGHPUT_FORMULA, at_peak, needed_efficiency, with_efficiency
-from . import published
 from .roofline_of import roofline_of
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -16,7 +16,6 @@ from typing import Any
 
 MIN_RUNS = 3
 MIN_SLOPE_RUNS = 10
-MIN_PRECISION_RUNS = 2
 MIN_BALANCE_DEVICES = 4
 FORMULA = (
     "efficiency(device, family, b) = e(device, family) × (b / b_ref)^β(family), b = samples per "
@@ -131,42 +130,13 @@ def _slope(groups: Iterable[list[Mapping[str, Any]]]) -> float:
     return min(1.0, max(0.0, sxy / sxx))
 
 
-def _is_fp8(entry: Mapping[str, Any]) -> bool:
-    return entry.get("precision") == "fp8"
-
-
-def fp8_factors(entries: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """φ(family): how much less of its (FP8) roofline an FP8 run reaches than a 16-bit run of
-    the same device and family reaches of its own, the geometric mean over the (device, family)
-    groups with at least MIN_PRECISION_RUNS runs of each; the families' pooled φ (key "*") for
-    a family with no such group; 1 where no group has both. The FP8 recipe's costs the roofline
-    does not count (scaling factors, amax histories, transposes) are in it."""
-    by_group: dict[tuple[str, str], dict[bool, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for entry in entries:
-        by_group[(entry["device"], entry["model_family"])][_is_fp8(entry)].append(entry["needed"])
-    logs: dict[str, list[float]] = defaultdict(list)
-    for (_, family), split in by_group.items():
-        if min(len(split[True]), len(split[False])) >= MIN_PRECISION_RUNS:
-            ratio = math.log(median(split[True]) / median(split[False]))
-            logs[family].append(ratio)
-            logs[ANY].append(ratio)
-    return {family: round(math.exp(sum(v) / len(v)), 6) for family, v in logs.items()}
-
-
 def fit(entries: Iterable[Mapping[str, Any]], fitted_on: str) -> list[dict[str, Any]]:
     """The efficiency table: one row per (device, family) with at least MIN_RUNS scores, per
-    family (device "*") and for all (family "*"), sorted; each with its family's β and b_ref,
-    and the family rows with φ, the FP8 factor (an FP8 run's needed efficiency is divided by it
-    before the fit, so that every row is in 16-bit terms)."""
+    family (device "*") and for all (family "*"), sorted; each with its family's β and b_ref, and
+    the family rows with the stacks' spread. An FP8 run's needed efficiency is a fraction of its
+    FP8 roofline, a 16-bit run's of its 16-bit one: both are a stack's share of what its
+    hardware allowed, fitted together."""
     entries = list(entries)
-    factors = fp8_factors(entries)
-
-    def phi(family: str) -> float:
-        return factors.get(family, factors.get(ANY, 1.0))
-
-    entries = [
-        {**e, "needed": e["needed"] / phi(e["model_family"])} if _is_fp8(e) else e for e in entries
-    ]
     groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
     for entry in entries:
         groups[(entry["device"], entry["model_family"])].append(entry)
@@ -193,7 +163,6 @@ def fit(entries: Iterable[Mapping[str, Any]], fitted_on: str) -> list[dict[str, 
             row["alpha"] = round(_balance_slope(rows, row["family"]), 6)
             row["balance_range"] = _balance_range(rows, row["family"])
         if row["device"] == ANY:
-            row["fp8_factor"] = phi(row["family"])
             row["spread"] = spreads.get(row["family"], spreads.get(ANY))
     return rows
 
@@ -222,23 +191,25 @@ def stack_spreads(groups: Mapping[tuple[str, str], list[Mapping[str, Any]]]) -> 
     }
 
 
-# The stacks a plan may assume: "tuned" (the median MLPerf stack on the device: a submission's,
-# tuned for the benchmark) or "typical" (the 10th percentile of the stacks' spread on one device:
-# MLPerf's runs are each submitter's best, tuned to the benchmark, where a planned production
-# run is not; our choice of quantile, stated wherever the default is).
-STACKS = ("typical", "tuned")
-TYPICAL_QUANTILE = "q10"
+# The software stacks a plan may assume: "median" (the default: the fitted median of MLPerf's
+# stacks on the device) or "decile" (the 10th percentile of the stacks' spread on one device: a
+# slower stack than most submitters ran).
+STACKS = ("median", "decile")
+SLOWER_QUANTILE = "q10"
 
 
 def efficiency_at(
-    row: Mapping[str, Any], per_device_batch: float | None, precision: str = "", stack: str = "tuned"
+    row: Mapping[str, Any],
+    per_device_batch: float | None,
+    precision: str = "",
+    stack: str = "median",
 ) -> float:
     """A row's efficiency at b samples per device per step (its value when b is unknown), times
-    the family's FP8 factor φ for an FP8 query, and the spread's 10th percentile for a typical
-    stack."""
-    value = row["value"] * (row.get("fp8_factor") or 1.0 if precision == "fp8" else 1.0)
-    if stack == "typical":
-        value *= (row.get("spread") or {}).get(TYPICAL_QUANTILE, 1.0)
+    the spread's 10th percentile for the decile stack. (`precision` is accepted for the callers'
+    symmetry: an FP8 row is already in units of the FP8 roofline.)"""
+    value = row["value"]
+    if stack == "decile":
+        value *= (row.get("spread") or {}).get(SLOWER_QUANTILE, 1.0)
     if not per_device_batch or not row.get("beta"):
         return value
     return value * (per_device_batch / row["batch_ref"]) ** row["beta"]
@@ -258,7 +229,6 @@ def lookup(
     rows = {(r["device"], r["family"]): r for r in table}
     found = _most_specific(rows, device or "", family, siblings)
     term = rows.get((ANY, found["family"]), {})
-    found["fp8_factor"] = term.get("fp8_factor", 1.0)
     found["spread"] = term.get("spread")
     alpha = term.get("alpha") or 0.0
     if found["device"] == (device or "") or not alpha or not balance or not found["balance"]:

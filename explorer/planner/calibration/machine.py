@@ -180,12 +180,20 @@ def with_recorded_precision(
     16-bit peak (said so in `assumed`); FP4 is not priced (the planner has no FP4)."""
     found = recorded_precisions().get((system.get("round"), system.get("system_id"), benchmark))
     precision = (found or {}).get("precision", "unknown")
-    if precision == "fp4":
-        return "trained in FP4 (read in its submission): the planner prices no FP4"
-    if precision != "fp8":
-        why = "read in its submission" if precision != "unknown" else "its submission does not say"
-        return replace(machine, assumed=[*machine.assumed, f"precision {precision} ({why})"])
+    if precision in ("fp4", "int8"):
+        return f"trained in {precision.upper()} (read in its submission): the planner prices none"
     device = devices()[machine.device]
+    if precision == "unknown" and device.flops("fp8"):
+        # On a device with FP8 the run may have used it (its config's switches disagree, or it
+        # shipped none): pricing it at the 16-bit peak would make it look twice as efficient.
+        return "its submission does not say its precision, and the device has FP8"
+    if precision != "fp8":
+        why = (
+            "read in its submission"
+            if precision != "unknown"
+            else "its submission does not say; the device has no FP8, so 16-bit"
+        )
+        return replace(machine, assumed=[*machine.assumed, f"precision {precision} ({why})"])
     if not device.flops("fp8"):
         return "trained in FP8, but the device catalogue states no FP8 peak for the device"
     evidence = found["evidence"] or {}

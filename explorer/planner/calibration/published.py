@@ -162,7 +162,7 @@ def default_efficiency_from(
         siblings.get(inputs.device, []),
     )
     per_device = inputs.batch / inputs.P
-    of_roofline = min(1.0, efficiency_at(found, per_device, inputs.precision, "typical"))
+    of_roofline = min(1.0, efficiency_at(found, per_device, inputs.precision, inputs.stack))
     ceiling = roofline.for_inputs(inputs, config)["value"]
     return max(0.01, of_roofline * ceiling), ceiling
 
