@@ -11,8 +11,8 @@ Two bounds, composed:
 
 roofline = F / (peak · t), t = F_linear / (peak · ceiling) + F_core / (16-bit peak · its ceiling)
 + M / bandwidth: F the step's FLOPs (F_core the attention's QK^T and AV), M its memory-bound
-bytes. It never exceeds the ceiling, so never exceeds 1. Calibration on measured runs then scales it down (never up): the fraction of
-the roofline a software stack reaches.
+bytes. It never exceeds the ceiling, so never exceeds 1. Calibration on measured runs then
+scales it down (never up): the fraction of the roofline a software stack reaches.
 """
 
 from __future__ import annotations
@@ -156,8 +156,9 @@ def roofline(
     replicated: float = 1.0,
 ) -> dict[str, Any]:
     """The roofline fraction of `peak_flops` (the device's peak at `precision`) for a
-    transformer's step, with its parts (`replicated`: see _per_token_layer). With FP8 only the linear layers run at the FP8 peak and
-    ceiling; the attention core runs at the 16-bit ones, and the casts to FP8 move bytes."""
+    transformer's step, with its parts (`replicated`: see _per_token_layer). With FP8 only the
+    linear layers run at the FP8 peak and ceiling; the attention core runs at the 16-bit ones,
+    and the casts to FP8 move bytes."""
     device = devices().get(device_slug)
     bandwidth = (device.memory_bandwidth_gbs or 0) * 1e9 if device else 0
     sixteen = device.flops("bf16-mixed") or device.flops("fp16-mixed") if device else None

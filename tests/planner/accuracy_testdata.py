@@ -25,6 +25,7 @@ def prediction(**given: Any) -> dict[str, Any]:
         "throughput_unit": "samples/s",
         "predicted_at_peak": 50000.0,
         "peak_fraction": 0.4,
+        "mfu": 0.4,
         "efficiency": 0.45,
         "efficiency_basis": "device × family",
         "predicted_throughput": 22500.0,

@@ -177,7 +177,10 @@ def test_the_committed_accuracy_fixture_is_the_planners_current_answer(rederived
         assert stored["layout"] == entry["layout"]
         predicted = with_efficiency(entry, stored["efficiency"], formulas)
         assert stored["ratio"] == pytest.approx(predicted["ratio"], rel=1e-5), _key(entry)
-        assert stored["needed"] == pytest.approx(needed_efficiency(entry, formulas), rel=1e-5)
+        # The needed efficiency is stored in units of the run's roofline.
+        needed = needed_efficiency(entry, formulas) / entry["roofline"]
+        assert stored["needed"] == pytest.approx(needed, rel=1e-5)
+        assert stored["roofline"] == pytest.approx(entry["roofline"], rel=1e-5)
 
 
 def test_it_holds_out_the_later_rounds_and_fits_the_default_on_every_round():
@@ -204,7 +207,7 @@ def test_default_efficiency_states_its_basis_and_comparable_runs_their_range():
     assert "a100-sxm4-80gb × cnn" in found["basis"] and "MLPerf" in found["basis"]
     assert default_efficiency("no-such-device", "cnn")["fit"] == "family only"
     runs = comparable_runs("a100-sxm4-80gb", "cnn", 64)
-    fractions = sorted(r["peak_fraction"] for r in runs["runs"])
+    fractions = sorted(r["mfu"] for r in runs["runs"])
     assert runs["n"] == len(fractions) > 0 and not runs["widened"]
     assert fractions[0] <= runs["low"] <= runs["high"] <= fractions[-1]
     assert all(16 <= r["accelerators"] <= 256 for r in runs["runs"])

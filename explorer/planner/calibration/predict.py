@@ -88,7 +88,9 @@ def _step(inputs: Inputs, formulas_key: int) -> tuple[float, str, dict, float | 
     if isinstance(strategy, str):
         return strategy
     layout = strategy.get("layout") or {"dp": inputs.P, "tp": 1, "pp": 1}
-    model_flops = document["network"].get("model_flops_per_step")
+    # A layer table counts no recomputation: its training FLOPs are the model's.
+    network = document["network"]
+    model_flops = network.get("model_flops_per_step") or network.get("flops_per_step")
     return strategy["step_time"], strategy["slug"], dict(layout), model_flops
 
 
