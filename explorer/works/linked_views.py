@@ -1,0 +1,271 @@
+"""The works page's linked views of one selection: a timeline of works per year stacked by
+level, and the citation graph among the selected works. Every mark is a link that narrows the
+selection (a year bar) or opens a work (a node), so the views work without JavaScript.
+
+Pure: the selected keys and the catalogue's graph in, counts and SVG text out (no ORM, no
+request). The caller builds the links, keeping the other filters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from html import escape
+
+from catalogue.constants import SURVEY_KEY
+
+# A graph of more nodes is a hairball at the width of a column; the most cited come first
+# and /graph/ draws the whole selection.
+GRAPH_NODES_SHOWN = 60
+NO_LEVEL = ""  # a work without a category
+NO_LEVEL_NAME = "no category"
+
+TIMELINE_WIDTH, TIMELINE_HEIGHT = 480, 150
+TIMELINE_MARGIN = {"left": 30, "right": 16, "top": 8, "bottom": 22}
+GRAPH_WIDTH, GRAPH_HEIGHT = 900, 150
+GRAPH_BASELINE = GRAPH_HEIGHT - 26
+GRAPH_MARGIN_X = 16
+
+
+@dataclass(frozen=True)
+class Node:
+    key: str
+    title: str
+    year: int | None
+    level: str  # its first level in the taxonomy's order, NO_LEVEL without a category
+    cited_here: int  # citations from the other selected works
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The selected works counted for the views (each count over distinct works)."""
+
+    total: int
+    years: dict[int | None, int]  # works per year (None: no year recorded)
+    stacks: dict[tuple[int | None, str], int]  # (year, level): a work in two levels counts in each
+    nodes: list[Node]  # the graph's nodes drawn, in year order
+    edges: list[tuple[str, str]]  # (citing, cited) among the nodes drawn
+    graph_works: int  # selected works in the graph (the survey's own node is left out)
+    graph_edges: int  # edges among all of them
+
+    @property
+    def capped(self) -> bool:
+        return len(self.nodes) < self.graph_works
+
+
+def select(
+    keys: Collection[str],
+    graph,
+    level_of: Mapping[str, str],
+    levels: list[str],
+    cap: int = GRAPH_NODES_SHOWN,
+) -> Selection:
+    """Count the selected works (`keys`) from the graph's node attributes (year, categories),
+    and take the graph among them. `level_of` maps a category code to its level's code."""
+    years: Counter = Counter()
+    stacks: Counter = Counter()
+    for key in keys:
+        attributes = graph.nodes[key] if key in graph else {}
+        year = attributes.get("year")
+        years[year] += 1
+        for level in work_levels(attributes.get("categories", ()), level_of, levels):
+            stacks[year, level] += 1
+    nodes, edges, graph_works, graph_edges = _graph_among(keys, graph, level_of, levels, cap)
+    return Selection(len(keys), dict(years), dict(stacks), nodes, edges, graph_works, graph_edges)
+
+
+def work_levels(codes: Collection[str], level_of: Mapping[str, str], levels: list[str]) -> list:
+    """The levels of a work's categories in the taxonomy's order ([NO_LEVEL] without any)."""
+    held = {level_of[code] for code in codes if code in level_of}
+    return [level for level in levels if level in held] or [NO_LEVEL]
+
+
+def _graph_among(keys, graph, level_of, levels, cap: int):
+    """The most cited (within the selection) `cap` works and the edges among them; the survey's
+    node is left out as on /graph/ (it cites every reference)."""
+    chosen = {key for key in keys if key in graph and key != SURVEY_KEY}
+    cited_here: Counter = Counter()
+    all_edges = []
+    for citing in chosen:
+        for cited in graph.successors(citing):
+            if cited in chosen and cited != citing:
+                cited_here[cited] += 1
+                all_edges.append((citing, cited))
+
+    def rank(key: str) -> tuple:
+        return (-cited_here[key], graph.nodes[key].get("year") or 9999, key)
+
+    shown = set(sorted(chosen, key=rank)[:cap])
+    nodes = [
+        Node(
+            key=key,
+            title=graph.nodes[key].get("title") or key,
+            year=graph.nodes[key].get("year"),
+            level=work_levels(graph.nodes[key].get("categories", ()), level_of, levels)[0],
+            cited_here=cited_here[key],
+        )
+        for key in shown
+    ]
+    nodes.sort(key=lambda node: (node.year or 9999, node.key))
+    edges = sorted((a, b) for a, b in all_edges if a in shown and b in shown)
+    return nodes, edges, len(chosen), len(all_edges)
+
+
+def timeline_svg(
+    selection: Selection,
+    level_names: Mapping[str, str],
+    colours: Mapping[str, str],
+    year_href: Callable[[int], str],
+) -> str:
+    """Works per year stacked by level; each year's bar a link to that year (the other filters
+    kept by `year_href`). Empty text when no selected work has a year."""
+    years = [year for year in selection.years if year is not None]
+    if not years:
+        return ""
+    first, last = min(years), max(years)
+    left, right = TIMELINE_MARGIN["left"], TIMELINE_WIDTH - TIMELINE_MARGIN["right"]
+    top, bottom = TIMELINE_MARGIN["top"], TIMELINE_HEIGHT - TIMELINE_MARGIN["bottom"]
+    slot = (right - left) / (last - first + 1)
+    tallest = max(_stack_height(selection, year) for year in years)
+    scale = (bottom - top) / tallest
+    bars = [
+        _year_bar(
+            selection,
+            year,
+            left + (year - first) * slot,
+            slot,
+            (top, bottom),
+            scale,
+            level_names,
+            colours,
+            year_href,
+        )
+        for year in sorted(years)
+    ]
+    labels = _year_labels(first, last, left, slot, bottom)
+    return (
+        f'<svg class="timeline" viewBox="0 0 {TIMELINE_WIDTH} {TIMELINE_HEIGHT}" '
+        'aria-labelledby="timeline-caption">'
+        f'<g class="axes"><line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>'
+        f'<text x="{left - 4}" y="{top + 8}" text-anchor="end">{tallest}</text>'
+        f'<text x="{left - 4}" y="{bottom}" text-anchor="end">0</text>{labels}</g>'
+        f'<g class="bars">{"".join(bars)}</g></svg>'
+    )
+
+
+def _stack_height(selection: Selection, year: int) -> int:
+    return sum(n for (y, _), n in selection.stacks.items() if y == year)
+
+
+def _year_bar(selection, year, x, slot, span, scale, level_names, colours, year_href) -> str:
+    """One year: a link holding its level segments, bottom up, and a hit area the height of the
+    plot (a year of one work is still easy to click)."""
+    top, bottom = span
+    width = max(slot * 0.8, 1.0)
+    x_bar = x + (slot - width) / 2
+    n = selection.years[year]
+    parts = []
+    segments = []
+    y = float(bottom)
+    for level in [*level_names, NO_LEVEL]:
+        count = selection.stacks.get((year, level), 0)
+        if not count:
+            continue
+        height = count * scale
+        y -= height
+        colour = colours.get(level, "#c5ccd6")
+        parts.append(
+            f'<rect x="{x_bar:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" '
+            f'fill="{escape(colour)}"/>'
+        )
+        segments.append(f"{level_names.get(level, NO_LEVEL_NAME)} {count}")
+    label = f"{year}: {n} work{'s' if n != 1 else ''} ({', '.join(segments)})"
+    return (
+        f'<a href="{escape(year_href(year))}" data-year="{year}" aria-label="{escape(label)}">'
+        f"<title>{escape(label)}; show only {year}</title>"
+        f'<rect class="hit" x="{x:.1f}" y="{top}" width="{slot:.1f}" height="{bottom - top}"/>'
+        f"{''.join(parts)}</a>"
+    )
+
+
+def _year_labels(first: int, last: int, left: float, slot: float, bottom: float) -> str:
+    """Year labels at least ~32 units apart, on round years."""
+    step = next((s for s in (1, 2, 5, 10, 20, 50) if s * slot >= 32), 100)
+    return "".join(
+        f'<text x="{left + (year - first + 0.5) * slot:.1f}" y="{bottom + 15}" '
+        f'text-anchor="middle">{year}</text>'
+        for year in range(first, last + 1)
+        if year % step == 0
+    )
+
+
+def graph_svg(
+    selection: Selection,
+    colours: Mapping[str, str],
+    work_href: Callable[[str], str],
+) -> str:
+    """The citation graph among the drawn nodes as an arc diagram: the works on a line in year
+    order, each edge an arc above it (a layout that is computed in microseconds, reads the
+    same on every load, and shows the direction of time). A node links to its work."""
+    if not selection.nodes:
+        return ""
+    spacing = (GRAPH_WIDTH - 2 * GRAPH_MARGIN_X) / max(len(selection.nodes) - 1, 1)
+    single = len(selection.nodes) == 1
+    x_of = {
+        node.key: GRAPH_WIDTH / 2 if single else GRAPH_MARGIN_X + index * spacing
+        for index, node in enumerate(selection.nodes)
+    }
+    arcs = "".join(_arc(x_of[citing], x_of[cited]) for citing, cited in selection.edges)
+    most = max((node.cited_here for node in selection.nodes), default=0) or 1
+    circles = "".join(
+        _graph_node(node, x_of[node.key], most, colours, work_href) for node in selection.nodes
+    )
+    return (
+        f'<svg class="mini-graph" viewBox="0 0 {GRAPH_WIDTH} {GRAPH_HEIGHT}" '
+        'aria-labelledby="graph-caption">'
+        f'<line class="baseline" x1="0" y1="{GRAPH_BASELINE}" x2="{GRAPH_WIDTH}" '
+        f'y2="{GRAPH_BASELINE}"/><g class="arcs">{arcs}</g><g class="nodes">{circles}</g>'
+        f"{_graph_years(selection.nodes, x_of)}</svg>"
+    )
+
+
+def _arc(x1: float, x2: float) -> str:
+    height = min(GRAPH_BASELINE - 6, abs(x2 - x1) * 0.55 + 4)
+    middle = (x1 + x2) / 2
+    return (
+        f'<path d="M{x1:.1f},{GRAPH_BASELINE} Q{middle:.1f},{GRAPH_BASELINE - 2 * height:.1f} '
+        f'{x2:.1f},{GRAPH_BASELINE}"/>'
+    )
+
+
+def _graph_node(node: Node, x: float, most: int, colours, work_href) -> str:
+    radius = 3 + 4 * math.sqrt(node.cited_here / most)
+    year = node.year if node.year is not None else "year unknown"
+    cited = f"cited by {node.cited_here} of the selection"
+    label = f"{node.title} ({year}), {cited}"
+    return (
+        f'<a href="{escape(work_href(node.key))}" aria-label="{escape(label)}">'
+        f"<title>{escape(label)}</title>"
+        f'<circle cx="{x:.1f}" cy="{GRAPH_BASELINE}" r="{radius:.1f}" '
+        f'fill="{escape(colours.get(node.level, "#c5ccd6"))}"/></a>'
+    )
+
+
+def _graph_years(nodes: list[Node], x_of: Mapping[str, float]) -> str:
+    """The year under the first node of each year, where there is room for it."""
+    labels, last_x = [], -math.inf
+    seen: set = set()
+    for node in nodes:
+        if node.year is None or node.year in seen:
+            continue
+        seen.add(node.year)
+        x = x_of[node.key]
+        if x - last_x >= 34:
+            labels.append(
+                f'<text x="{x:.1f}" y="{GRAPH_BASELINE + 18}" text-anchor="middle">'
+                f"{node.year}</text>"
+            )
+            last_x = x
+    return f'<g class="axes">{"".join(labels)}</g>'

@@ -1,0 +1,129 @@
+"""The linked views of a works selection (linked_views.py) fed from the database: the selected
+keys in one query; the years, categories and citations from the catalogue's graph, and the
+levels from the taxonomy, both kept per catalogue version. Shared by /works/ and the hubs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+from django.utils.http import urlencode
+
+from catalogue import tree
+from catalogue.graph_store import catalogue_graph
+from catalogue.models import Category
+from catalogue.version import per_version
+from explorer.web.links import link
+from explorer.web.palette import NO_LEVEL_COLOUR, level_colours
+from explorer.works import linked_views
+from explorer.works.linked_views import NO_LEVEL, NO_LEVEL_NAME, Selection
+
+Pairs = list[tuple[str, str]]
+# What a link from a view drops: the page (a narrower list starts at its first page) and the
+# parameters the link sets.
+YEAR_PARAMS = ("page", "year_min", "year_max")
+
+
+@dataclass(frozen=True)
+class Levels:
+    order: list[str]  # level codes in the taxonomy's order
+    names: dict[str, str]
+    level_of: dict[str, str]  # any category code -> its level's code
+
+
+def levels() -> Levels:
+    return per_version("work-levels", _load_levels)
+
+
+def _load_levels() -> Levels:
+    categories = Category.objects.order_by("order", "code")
+    rows = list(categories.values_list("code", "parent__code", "name"))
+    parent = {code: parent for code, parent, _ in rows}
+    order = [code for code, parent_code, _ in rows if parent_code is None]
+    names = {code: name for code, _, name in rows if code in order}
+    return Levels(order, names, {code: tree.root_of(parent, code) for code in parent})
+
+
+def selection_of(works: QuerySet, filtered: bool) -> Selection:
+    """The selection's counts and graph: one query (its keys). Without a filter the same for
+    every request, so kept per catalogue version."""
+
+    def compute() -> Selection:
+        keys = list(works.order_by().values_list("key", flat=True))
+        taxonomy = levels()
+        return linked_views.select(keys, catalogue_graph().graph, taxonomy.level_of, taxonomy.order)
+
+    return compute() if filtered else per_version("works-linked", compute)
+
+
+def linked_context(selection: Selection, params: Pairs, graph_params: Pairs) -> dict:
+    """What the template shows: the two SVGs and the level counts, each a link to the works
+    list narrowed from `params` (the selection's query, page dropped); `graph_params` select the
+    same works on /graph/."""
+    taxonomy = levels()
+    colours = {**level_colours(taxonomy.order), NO_LEVEL: NO_LEVEL_COLOUR}
+    names = {**taxonomy.names, NO_LEVEL: NO_LEVEL_NAME}
+    works_path = link("works:work-list")
+
+    def year_href(year: int) -> str:
+        kept = [(k, v) for k, v in params if k not in YEAR_PARAMS]
+        return f"{works_path}?{urlencode([*kept, ('year_min', year), ('year_max', year)])}"
+
+    return {
+        "selection": selection,
+        "timeline_svg": linked_views.timeline_svg(selection, taxonomy.names, colours, year_href),
+        "graph_svg": linked_views.graph_svg(
+            selection, colours, lambda key: link("works:work-detail", key)
+        ),
+        "levels": _level_counts(selection, taxonomy.order, names, colours, params, works_path),
+        "no_year": selection.years.get(None, 0),
+        "graph_href": link("graph:graph", query=urlencode(graph_params)),
+        "nodes_cap": linked_views.GRAPH_NODES_SHOWN,
+    }
+
+
+def _level_counts(selection, order, names, colours, params: Pairs, works_path: str) -> list:
+    """(name, works, colour, link) per level holding any selected work; a link adds the level
+    (a work without a category has no filter to add: no link)."""
+    counts = {level: 0 for level in [*order, NO_LEVEL]}
+    for (_, level), n in selection.stacks.items():
+        counts[level] = counts.get(level, 0) + n
+    kept = [(k, v) for k, v in params if k not in ("page", "level")]
+    return [
+        {
+            "code": level,
+            "name": names.get(level, level),
+            "count": n,
+            "colour": colours.get(level, NO_LEVEL_COLOUR),
+            "href": f"{works_path}?{urlencode([*kept, ('level', level)])}" if level else "",
+        }
+        for level, n in counts.items()
+        if n
+    ]
+
+
+def section_counts(roots: list, chosen: str | None, params: Pairs) -> list[dict]:
+    """The categories one step below the narrowest node chosen (below the levels when none),
+    those holding a selected work, from the page's category tree (its counts are the facets');
+    each a link adding that category."""
+    children = [child for root in roots for child in root.child_nodes]
+    if chosen:
+        node = next((n for n in _walk(roots) if n.code == chosen), None)
+        children = node.child_nodes if node is not None else []
+    kept = [(k, v) for k, v in params if k not in ("page", "category")]
+    works_path = link("works:work-list")
+    return [
+        {
+            "label": f"§{child.section} {child.name}" if child.section else child.name,
+            "count": child.work_count,
+            "href": f"{works_path}?{urlencode([*kept, ('category', child.code)])}",
+        }
+        for child in children
+        if child.work_count
+    ]
+
+
+def _walk(nodes: list):
+    for node in nodes:
+        yield node
+        yield from _walk(node.child_nodes)
