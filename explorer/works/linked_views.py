@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from html import escape
 
 from catalogue.constants import SURVEY_KEY
+from catalogue.latex import display_text
 
 # A graph of more nodes is a hairball at the width of a column; the most cited come first
 # and /graph/ draws the whole selection.
@@ -64,16 +65,34 @@ def select(
 ) -> Selection:
     """Count the selected works (`keys`) from the graph's node attributes (year, categories),
     and take the graph among them. `level_of` maps a category code to its level's code."""
+    nodes = graph.nodes
+    attributes = {key: nodes[key] for key in keys if key in nodes}
     years: Counter = Counter()
     stacks: Counter = Counter()
+    levels_of: dict[tuple, list[str]] = {}  # works share few category sets: each read once
     for key in keys:
-        attributes = graph.nodes[key] if key in graph else {}
-        year = attributes.get("year")
+        found = attributes.get(key, {})
+        year = found.get("year")
         years[year] += 1
-        for level in work_levels(attributes.get("categories", ()), level_of, levels):
+        codes = found.get("categories", ())
+        if codes not in levels_of:
+            levels_of[codes] = work_levels(codes, level_of, levels)
+        for level in levels_of[codes]:
             stacks[year, level] += 1
-    nodes, edges, graph_works, graph_edges = _graph_among(keys, graph, level_of, levels, cap)
-    return Selection(len(keys), dict(years), dict(stacks), nodes, edges, graph_works, graph_edges)
+    shown, edges, graph_edges = _graph_among(attributes, graph.succ, cap)
+    drawn = [
+        Node(
+            key=key,
+            title=display_text(attributes[key].get("title") or key),
+            year=attributes[key].get("year"),
+            level=levels_of[attributes[key].get("categories", ())][0],
+            cited_here=cited,
+        )
+        for key, cited in shown.items()
+    ]
+    drawn.sort(key=lambda node: (node.year or 9999, node.key))
+    graph_works = len(attributes) - (SURVEY_KEY in attributes)
+    return Selection(len(keys), dict(years), dict(stacks), drawn, edges, graph_works, graph_edges)
 
 
 def work_levels(codes: Collection[str], level_of: Mapping[str, str], levels: list[str]) -> list:
@@ -82,35 +101,25 @@ def work_levels(codes: Collection[str], level_of: Mapping[str, str], levels: lis
     return [level for level in levels if level in held] or [NO_LEVEL]
 
 
-def _graph_among(keys, graph, level_of, levels, cap: int):
-    """The most cited (within the selection) `cap` works and the edges among them; the survey's
-    node is left out as on /graph/ (it cites every reference)."""
-    chosen = {key for key in keys if key in graph and key != SURVEY_KEY}
+def _graph_among(attributes: Mapping[str, dict], successors, cap: int):
+    """The `cap` works most cited within the selection (key -> citations from it), the edges
+    among them, and the number of edges among all. The survey's node is left out, as on
+    /graph/: it cites every reference."""
+    chosen = attributes.keys() - {SURVEY_KEY}
     cited_here: Counter = Counter()
     all_edges = []
     for citing in chosen:
-        for cited in graph.successors(citing):
+        for cited in successors[citing]:
             if cited in chosen and cited != citing:
                 cited_here[cited] += 1
                 all_edges.append((citing, cited))
 
     def rank(key: str) -> tuple:
-        return (-cited_here[key], graph.nodes[key].get("year") or 9999, key)
+        return (-cited_here[key], attributes[key].get("year") or 9999, key)
 
-    shown = set(sorted(chosen, key=rank)[:cap])
-    nodes = [
-        Node(
-            key=key,
-            title=graph.nodes[key].get("title") or key,
-            year=graph.nodes[key].get("year"),
-            level=work_levels(graph.nodes[key].get("categories", ()), level_of, levels)[0],
-            cited_here=cited_here[key],
-        )
-        for key in shown
-    ]
-    nodes.sort(key=lambda node: (node.year or 9999, node.key))
+    shown = {key: cited_here[key] for key in sorted(chosen, key=rank)[:cap]}
     edges = sorted((a, b) for a, b in all_edges if a in shown and b in shown)
-    return nodes, edges, len(chosen), len(all_edges)
+    return shown, edges, len(all_edges)
 
 
 def timeline_svg(
@@ -121,78 +130,72 @@ def timeline_svg(
 ) -> str:
     """Works per year stacked by level; each year's bar a link to that year (the other filters
     kept by `year_href`). Empty text when no selected work has a year."""
-    years = [year for year in selection.years if year is not None]
-    if not years:
+    heights: Counter = Counter()
+    for (year, _), n in selection.stacks.items():
+        if year is not None:
+            heights[year] += n
+    if not heights:
         return ""
-    first, last = min(years), max(years)
+    first, last = min(heights), max(heights)
     left, right = TIMELINE_MARGIN["left"], TIMELINE_WIDTH - TIMELINE_MARGIN["right"]
     top, bottom = TIMELINE_MARGIN["top"], TIMELINE_HEIGHT - TIMELINE_MARGIN["bottom"]
     slot = (right - left) / (last - first + 1)
-    tallest = max(_stack_height(selection, year) for year in years)
-    scale = (bottom - top) / tallest
+    tallest = max(heights.values())
+    plot = _Plot(slot, top, bottom, (bottom - top) / tallest, [*level_names, NO_LEVEL])
+    style = (level_names, colours)
     bars = [
-        _year_bar(
-            selection,
-            year,
-            left + (year - first) * slot,
-            slot,
-            (top, bottom),
-            scale,
-            level_names,
-            colours,
-            year_href,
-        )
-        for year in sorted(years)
+        _year_bar(selection, year, left + (year - first) * slot, plot, style, year_href(year))
+        for year in sorted(heights)
     ]
-    labels = _year_labels(first, last, left, slot, bottom)
     return (
         f'<svg class="timeline" viewBox="0 0 {TIMELINE_WIDTH} {TIMELINE_HEIGHT}" '
         'aria-labelledby="timeline-caption">'
         f'<g class="axes"><line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>'
         f'<text x="{left - 4}" y="{top + 8}" text-anchor="end">{tallest}</text>'
-        f'<text x="{left - 4}" y="{bottom}" text-anchor="end">0</text>{labels}</g>'
+        f'<text x="{left - 4}" y="{bottom}" text-anchor="end">0</text>'
+        f"{_year_labels(first, last, left, slot, bottom)}</g>"
         f'<g class="bars">{"".join(bars)}</g></svg>'
     )
 
 
-def _stack_height(selection: Selection, year: int) -> int:
-    return sum(n for (y, _), n in selection.stacks.items() if y == year)
+@dataclass(frozen=True)
+class _Plot:
+    slot: float  # the width given to one year
+    top: float
+    bottom: float
+    scale: float  # height of one work
+    levels: list[str]  # stacked bottom up
 
 
-def _year_bar(selection, year, x, slot, span, scale, level_names, colours, year_href) -> str:
+def _year_bar(selection: Selection, year: int, x: float, plot: _Plot, style, href: str) -> str:
     """One year: a link holding its level segments, bottom up, and a hit area the height of the
     plot (a year of one work is still easy to click)."""
-    top, bottom = span
-    width = max(slot * 0.8, 1.0)
-    x_bar = x + (slot - width) / 2
+    names, colours = style
+    width = max(plot.slot * 0.8, 1.0)
+    x_bar = x + (plot.slot - width) / 2
     n = selection.years[year]
-    parts = []
-    segments = []
-    y = float(bottom)
-    for level in [*level_names, NO_LEVEL]:
+    rects, segments = [], []
+    y = plot.bottom
+    for level in plot.levels:
         count = selection.stacks.get((year, level), 0)
-        if not count:
-            continue
-        height = count * scale
-        y -= height
-        colour = colours.get(level, "#c5ccd6")
-        parts.append(
-            f'<rect x="{x_bar:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" '
-            f'fill="{escape(colour)}"/>'
-        )
-        segments.append(f"{level_names.get(level, NO_LEVEL_NAME)} {count}")
-    label = f"{year}: {n} work{'s' if n != 1 else ''} ({', '.join(segments)})"
+        if count:
+            y -= count * plot.scale
+            rects.append(
+                f'<rect x="{x_bar:.1f}" y="{y:.1f}" width="{width:.1f}" '
+                f'height="{count * plot.scale:.1f}" fill="{colours.get(level, "#c5ccd6")}"/>'
+            )
+            segments.append(f"{names.get(level, NO_LEVEL_NAME)} {count}")
+    works = f"{year}: {n} work{'s' if n != 1 else ''} ({escape(', '.join(segments))})"
     return (
-        f'<a href="{escape(year_href(year))}" data-year="{year}" aria-label="{escape(label)}">'
-        f"<title>{escape(label)}; show only {year}</title>"
-        f'<rect class="hit" x="{x:.1f}" y="{top}" width="{slot:.1f}" height="{bottom - top}"/>'
-        f"{''.join(parts)}</a>"
+        f'<a href="{escape(href)}" data-year="{year}"><title>{works}; show only {year}</title>'
+        f'<rect class="hit" x="{x:.1f}" y="{plot.top}" width="{plot.slot:.1f}" '
+        f'height="{plot.bottom - plot.top}"/>{"".join(rects)}</a>'
     )
 
 
 def _year_labels(first: int, last: int, left: float, slot: float, bottom: float) -> str:
-    """Year labels at least ~32 units apart, on round years."""
-    step = next((s for s in (1, 2, 5, 10, 20, 50) if s * slot >= 32), 100)
+    """Year labels at least 40 units apart (a label is ~30 wide), on round years."""
+    step = next((s for s in (1, 2, 5, 10, 20, 50) if s * slot >= 40), 100)
     return "".join(
         f'<text x="{left + (year - first + 0.5) * slot:.1f}" y="{bottom + 15}" '
         f'text-anchor="middle">{year}</text>'
@@ -246,10 +249,9 @@ def _graph_node(node: Node, x: float, most: int, colours, work_href) -> str:
     cited = f"cited by {node.cited_here} of the selection"
     label = f"{node.title} ({year}), {cited}"
     return (
-        f'<a href="{escape(work_href(node.key))}" aria-label="{escape(label)}">'
-        f"<title>{escape(label)}</title>"
+        f'<a href="{escape(work_href(node.key))}"><title>{escape(label)}</title>'
         f'<circle cx="{x:.1f}" cy="{GRAPH_BASELINE}" r="{radius:.1f}" '
-        f'fill="{escape(colours.get(node.level, "#c5ccd6"))}"/></a>'
+        f'fill="{colours.get(node.level, "#c5ccd6")}"/></a>'
     )
 
 

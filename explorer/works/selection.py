@@ -7,15 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
+from django.http import QueryDict
 from django.utils.http import urlencode
 
 from catalogue import tree
 from catalogue.graph_store import catalogue_graph
-from catalogue.models import Category
+from catalogue.models import Category, Work
 from catalogue.version import per_version
 from explorer.web.links import link
 from explorer.web.palette import NO_LEVEL_COLOUR, level_colours
 from explorer.works import linked_views
+from explorer.works.filters import WorkFilter
 from explorer.works.linked_views import NO_LEVEL, NO_LEVEL_NAME, Selection
 
 Pairs = list[tuple[str, str]]
@@ -65,9 +67,11 @@ def linked_context(selection: Selection, params: Pairs, graph_params: Pairs) -> 
     names = {**taxonomy.names, NO_LEVEL: NO_LEVEL_NAME}
     works_path = link("works:work-list")
 
+    kept = urlencode([(k, v) for k, v in params if k not in YEAR_PARAMS])
+    before = f"{works_path}?{kept}&" if kept else f"{works_path}?"
+
     def year_href(year: int) -> str:
-        kept = [(k, v) for k, v in params if k not in YEAR_PARAMS]
-        return f"{works_path}?{urlencode([*kept, ('year_min', year), ('year_max', year)])}"
+        return f"{before}year_min={year}&year_max={year}"
 
     return {
         "selection": selection,
@@ -127,3 +131,12 @@ def _walk(nodes: list):
     for node in nodes:
         yield node
         yield from _walk(node.child_nodes)
+
+
+def linked_for(params: Pairs) -> dict:
+    """The linked views of the works that `params` select on /works/ (valid parameters, from
+    our own pages: a hub's section), counted as that page counts them."""
+    works_filter = WorkFilter(QueryDict(urlencode(params)), queryset=Work.objects.all())
+    if not works_filter.is_valid():
+        raise ValueError(f"not a works selection: {works_filter.form.errors}")
+    return linked_context(selection_of(works_filter.qs, filtered=True), params, params)

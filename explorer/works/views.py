@@ -134,11 +134,17 @@ def _linked_views(request, works, works_filter, tree: list) -> dict:
     the citation graph among the works), each mark a link narrowing the selection."""
     params = [(name, value) for name, values in request.GET.lists() for value in values]
     graph_params = [(name, value) for name, value in params if name not in NOT_FILTERS]
-    context = linked_context(selection_of(works, _is_filtered(works_filter)), params, graph_params)
-    cleaned = works_filter.form.cleaned_data if works_filter.is_bound else {}
-    chosen = cleaned.get("category") or cleaned.get("level")
-    context["sections"] = section_counts(tree, chosen.code if chosen else None, params)
-    return context
+
+    def compute() -> dict:
+        selection = selection_of(works, _is_filtered(works_filter))
+        context = linked_context(selection, params, graph_params)
+        cleaned = works_filter.form.cleaned_data if works_filter.is_bound else {}
+        chosen = cleaned.get("category") or cleaned.get("level")
+        context["sections"] = section_counts(tree, chosen.code if chosen else None, params)
+        return context
+
+    # The works page as most readers first see it (no parameter): drawn once per version.
+    return per_version("works-linked-views", compute) if not params else compute()
 
 
 def _facets(works, works_filter) -> tuple[dict, list]:
