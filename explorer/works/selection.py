@@ -87,19 +87,23 @@ def linked_context(selection: Selection, params: Pairs, graph_params: Pairs) -> 
 
 
 def _level_counts(selection, order, names, colours, params: Pairs, works_path: str) -> list:
-    """(name, works, colour, link) per level holding any selected work; a link adds the level
-    (a work without a category has no filter to add: no link)."""
+    """(name, works, colour, link) per level holding any selected work; a link adds the level.
+    No link when a level is chosen already (the others count the works also in them, which one
+    `level` cannot select) nor for the works without a category (no filter selects them)."""
     counts = {level: 0 for level in [*order, NO_LEVEL]}
     for (_, level), n in selection.stacks.items():
         counts[level] = counts.get(level, 0) + n
-    kept = [(k, v) for k, v in params if k not in ("page", "level")]
+    chosen = any(k == "level" for k, _ in params)
+    kept = [(k, v) for k, v in params if k != "page"]
     return [
         {
             "code": level,
             "name": names.get(level, level),
             "count": n,
             "colour": colours.get(level, NO_LEVEL_COLOUR),
-            "href": f"{works_path}?{urlencode([*kept, ('level', level)])}" if level else "",
+            "href": f"{works_path}?{urlencode([*kept, ('level', level)])}"
+            if level and not chosen
+            else "",
         }
         for level, n in counts.items()
         if n
