@@ -20,6 +20,9 @@ from catalogue.latex import display_text
 # A graph of more nodes is a hairball at the width of a column; the most cited come first
 # and /graph/ draws the whole selection.
 GRAPH_NODES_SHOWN = 60
+# Above this many works the selection is counted by the database and its graph is not drawn:
+# walking the selection's keys and citations grows with it (about 8 ms a thousand works).
+MAX_WORKS_WALKED = 1000
 NO_LEVEL = ""  # a work without a category
 NO_LEVEL_NAME = "no category"
 
@@ -50,10 +53,16 @@ class Selection:
     edges: list[tuple[str, str]]  # (citing, cited) among the nodes drawn
     graph_works: int  # selected works in the graph (the survey's own node is left out)
     graph_edges: int  # edges among all of them
+    walked: bool = True  # False: too many works to walk, counted by the database, no graph
 
     @property
     def capped(self) -> bool:
         return len(self.nodes) < self.graph_works
+
+
+def counted(total: int, years: dict, stacks: dict) -> Selection:
+    """A selection of more than MAX_WORKS_WALKED works: its counts, and no graph."""
+    return Selection(total, years, stacks, [], [], 0, 0, walked=False)
 
 
 def select(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Case, CharField, Count, QuerySet, Value, When
 from django.http import QueryDict
 from django.utils.http import urlencode
 
@@ -31,6 +31,7 @@ class Levels:
     order: list[str]  # level codes in the taxonomy's order
     names: dict[str, str]
     level_of: dict[str, str]  # any category code -> its level's code
+    category_ids: dict[str, list[int]]  # level code -> the ids of its categories
 
 
 def levels() -> Levels:
@@ -39,23 +40,52 @@ def levels() -> Levels:
 
 def _load_levels() -> Levels:
     categories = Category.objects.order_by("order", "code")
-    rows = list(categories.values_list("code", "parent__code", "name"))
-    parent = {code: parent for code, parent, _ in rows}
-    order = [code for code, parent_code, _ in rows if parent_code is None]
-    names = {code: name for code, _, name in rows if code in order}
-    return Levels(order, names, {code: tree.root_of(parent, code) for code in parent})
+    rows = list(categories.values_list("pk", "code", "parent__code", "name"))
+    parent = {code: parent for _, code, parent, _ in rows}
+    order = [code for _, code, parent_code, _ in rows if parent_code is None]
+    names = {code: name for _, code, _, name in rows if code in order}
+    level_of = {code: tree.root_of(parent, code) for code in parent}
+    category_ids: dict[str, list[int]] = {level: [] for level in order}
+    for pk, code, _, _ in rows:
+        category_ids[level_of[code]].append(pk)
+    return Levels(order, names, level_of, category_ids)
 
 
-def selection_of(works: QuerySet, filtered: bool) -> Selection:
-    """The selection's counts and graph: one query (its keys). Without a filter the same for
-    every request, so kept per catalogue version."""
+def selection_of(works: QuerySet, filtered: bool, years: list[tuple]) -> Selection:
+    """The selection's counts and graph: one query (its keys), the rest from the graph; above
+    MAX_WORKS_WALKED works, one grouped query and no graph. `years`: the facets' works per year.
+    Without a filter the same for every request, so kept per catalogue version."""
 
     def compute() -> Selection:
-        keys = list(works.order_by().values_list("key", flat=True))
         taxonomy = levels()
+        total = sum(n for _, n in years)
+        if total > linked_views.MAX_WORKS_WALKED:
+            return linked_views.counted(total, dict(years), _stacks(works, taxonomy))
+        keys = list(works.order_by().values_list("key", flat=True))
         return linked_views.select(keys, catalogue_graph().graph, taxonomy.level_of, taxonomy.order)
 
     return compute() if filtered else per_version("works-linked", compute)
+
+
+def _stacks(works: QuerySet, taxonomy: Levels) -> dict[tuple[int | None, str], int]:
+    """(year, level) -> distinct works, as linked_views.select counts them (a work in two
+    levels counts in each, one without a category under NO_LEVEL), in one grouped query."""
+    level = Case(
+        *[
+            When(assignments__category_id__in=ids, then=Value(code))
+            for code, ids in taxonomy.category_ids.items()
+        ],
+        default=Value(NO_LEVEL),
+        output_field=CharField(),
+    )
+    rows = (
+        Work.objects.filter(pk__in=works.order_by().values("pk"))
+        .annotate(level=level)
+        .values("year", "level")
+        .annotate(n=Count("pk", distinct=True))
+        .order_by()
+    )
+    return {(row["year"], row["level"]): row["n"] for row in rows}
 
 
 def linked_context(selection: Selection, params: Pairs, graph_params: Pairs) -> dict:
@@ -83,6 +113,7 @@ def linked_context(selection: Selection, params: Pairs, graph_params: Pairs) -> 
         "no_year": selection.years.get(None, 0),
         "graph_href": link("graph:graph", query=urlencode(graph_params)),
         "nodes_cap": linked_views.GRAPH_NODES_SHOWN,
+        "walk_limit": linked_views.MAX_WORKS_WALKED,
     }
 
 
@@ -143,4 +174,6 @@ def linked_for(params: Pairs) -> dict:
     works_filter = WorkFilter(QueryDict(urlencode(params)), queryset=Work.objects.all())
     if not works_filter.is_valid():
         raise ValueError(f"not a works selection: {works_filter.form.errors}")
-    return linked_context(selection_of(works_filter.qs, filtered=True), params, params)
+    works = works_filter.qs
+    selection = selection_of(works, filtered=True, years=works.order_by().per_year())
+    return linked_context(selection, params, params)

@@ -99,7 +99,7 @@ def work_list(request):
         "query_string": _without(request, "page"),
         "export_query": _without(request, "page", "page_size", "ordering"),
         "max_export": settings.MAX_EXPORT,
-        "linked": _linked_views(request, works, works_filter, tree),
+        "linked": _linked_views(request, works, works_filter, facets, tree),
     }
     template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
     return render(request, template, context)
@@ -129,14 +129,14 @@ def _is_filtered(works_filter) -> bool:
     return bool({name for name, value in works_filter.data.items() if value} - NOT_FILTERS)
 
 
-def _linked_views(request, works, works_filter, tree: list) -> dict:
+def _linked_views(request, works, works_filter, facets: dict, tree: list) -> dict:
     """The selection drawn three ways above the list (a timeline, the level and section counts,
     the citation graph among the works), each mark a link narrowing the selection."""
     params = [(name, value) for name, values in request.GET.lists() for value in values]
     graph_params = [(name, value) for name, value in params if name not in NOT_FILTERS]
 
     def compute() -> dict:
-        selection = selection_of(works, _is_filtered(works_filter))
+        selection = selection_of(works, _is_filtered(works_filter), facets["years"])
         context = linked_context(selection, params, graph_params)
         cleaned = works_filter.form.cleaned_data if works_filter.is_bound else {}
         chosen = cleaned.get("category") or cleaned.get("level")

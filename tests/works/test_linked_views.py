@@ -222,3 +222,23 @@ def test_it_shows_the_section_timeline_on_its_hub(client, survey):
         assert works.years[year] == api_count(
             client, {"category": "net-pipe", "era": "all", "year_min": year, "year_max": year}
         )
+
+
+@pytest.mark.django_db
+def test_it_counts_a_big_selection_in_the_database_like_the_walk(client, survey, monkeypatch):
+    query = "/works/?era=all&year_min=2012"
+    walked = client.get(query).context["linked"]["selection"]
+    monkeypatch.setattr(linked_views, "MAX_WORKS_WALKED", 10)
+    response = client.get(f"{query}&page_size=20")  # another URL: not the cached answer
+    counted = response.context["linked"]["selection"]
+    assert (counted.walked, walked.walked) == (False, True)
+    assert (counted.total, counted.years, counted.stacks) == (
+        walked.total,
+        walked.years,
+        walked.stacks,
+    )
+    html = response.content.decode()
+    assert "not drawn here for more than 10 works" in html
+    assert '<a href="/graph/?era=all&amp;year_min=2012">' in html
+    bars = [year for _, year in year_links(html)]
+    assert bars == [year for _, year in year_links(client.get(query).content.decode())]
