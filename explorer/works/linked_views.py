@@ -203,8 +203,8 @@ def _year_bar(selection: Selection, year: int, x: float, plot: _Plot, style, hre
 
 
 def _year_labels(first: int, last: int, left: float, slot: float, bottom: float) -> str:
-    """Year labels at least 40 units apart (a label is ~30 wide), on round years."""
-    step = next((s for s in (1, 2, 5, 10, 20, 50) if s * slot >= 40), 100)
+    """Year labels at least 44 units apart (a label is 30-40 wide), on round years."""
+    step = next((s for s in (1, 2, 5, 10, 20, 50) if s * slot >= 44), 100)
     return "".join(
         f'<text x="{left + (year - first + 0.5) * slot:.1f}" y="{bottom + 15}" '
         f'text-anchor="middle">{year}</text>'
