@@ -9,8 +9,9 @@ with defaults that are safe for local development:
 - DATABASE_URL: e.g. postgres://postgres@127.0.0.1:5432/explorer (default: db.sqlite3 in the repo).
 - DEMO_TASKS_BACKEND, DEMO_QUEUE_*, DEMO_RUNS_KEPT, DEMO_WORKER_LOST_AFTER: the demo-run queue.
 - CACHE_URL: redis://host:port/db for a cache shared by several workers (default: in-process).
-- The limits that bound each request's work (README "Settings"): MAX_PAGE_SIZE, MAX_EXPORT,
-  CITATIONS_SHOWN, GRAPH_MAX_SHOWN, DEMO_CPU_SECONDS, DEMO_MEMORY_BYTES, DEMO_WALL_SECONDS.
+- The limits that bound each request's work (docs/operations.md, "Settings"): MAX_PAGE_SIZE,
+  MAX_EXPORT, CITATIONS_SHOWN, GRAPH_MAX_SHOWN, DEMO_CPU_SECONDS, DEMO_MEMORY_BYTES,
+  DEMO_WALL_SECONDS.
 """
 
 import os
@@ -260,8 +261,8 @@ SPECTACULAR_SETTINGS = {
         "Reading is anonymous; writes need a curator's session or token. Every error is the "
         "`Error` shape: {status, code, detail, errors}."
     ),
-    # Semantic versioning (README, "The API's contract"): 2.0.0 changed every error body;
-    # 2.1.0 added `openalex_id` to the works.
+    # Semantic versioning (docs/api.md, "Versions and breaking changes"): 2.0.0 changed every
+    # error body; 2.1.0 added `openalex_id` to the works.
     "VERSION": "2.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies as their own components (no read-only id to send): generated clients work.
@@ -306,7 +307,7 @@ else:
 # RESPONSE_CACHE=false measures the uncached cost of every request (bench/).
 RESPONSE_CACHE = env_bool("RESPONSE_CACHE", True)
 
-# Limits: every request's work is bounded (README "Settings").
+# Limits: every request's work is bounded (docs/operations.md, "Settings").
 MAX_PAGE_SIZE = env_int("MAX_PAGE_SIZE", 500)  # works per page, on the works page and the API
 MAX_EXPORT = env_int("MAX_EXPORT", 5_000)  # works per export file (BibTeX, CSV, RIS, CSL-JSON)
 CITATIONS_SHOWN = env_int("CITATIONS_SHOWN", 300)  # edges per work and direction (survey: 269)

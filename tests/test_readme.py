@@ -1,10 +1,16 @@
-"""The README says exactly what each make command installs and runs: read both files and
-compare, so that neither can change alone."""
+"""The README says exactly what each make command installs and runs, and every number it states
+is the app's: read both sides and compare, so that neither can change alone."""
 
 import re
 from pathlib import Path
 
+import django
+import pytest
 from django.conf import settings
+
+from catalogue.constants import SURVEY_KEY
+from catalogue.models import Work
+from explorer.demos import DEMOS
 
 ROOT = Path(settings.BASE_DIR)
 
@@ -52,3 +58,53 @@ def test_the_readme_says_what_make_test_and_lint_install():
         assert installed_by(target, rules) == ["requirements-dev.txt"]
         installs = readme_row(f"make {target}").split("|")[0]
         assert re.findall(r"`(requirements[\w-]*\.txt)`", installs) == ["requirements-dev.txt"]
+
+
+def readme_checks(client) -> list[tuple[str, tuple[str, ...]]]:
+    """(pattern, what its groups must read) for every number the README states, each read from
+    the app: the survey's record, the catalogue's counts, the demo registry, the served schema,
+    the Makefile's defaults and the versions the project runs on."""
+    survey = Work.objects.get(key=SURVEY_KEY)
+    counts = Work.objects.era_counts()
+    variables = dict(re.findall(r"^(\w+) \?= (.+)$", (ROOT / "Makefile").read_text(), re.M))
+    python = (ROOT / ".python-version").read_text().strip()
+    schema = client.get("/api/schema/?format=json").json()
+    return [
+        (r"\(arXiv (\S+), ACM", (survey.arxiv_id,)),
+        (
+            r"ACM Computing Surveys (\d+)\((\d+)\), (\d+)\)",
+            (survey.volume, survey.number, str(survey.year)),
+        ),
+        (r"serve on http://([\d.]+):(\d+)/", (variables["HOST"], variables["PORT"])),
+        (
+            r"Python ([\d.]+) or newer \(Django ([\d.]+)\)",
+            (python, ".".join(map(str, django.VERSION[:2]))),
+        ),
+        (r"the survey's (\d+) works", (str(counts["survey"]),)),
+        (r"the (\d+) entries of its bibliography", (str(counts["references"]),)),
+        (r"(\d+) works after it, counted apart", (str(counts["after"]),)),
+        (r"(\d+) micro-demos", (str(len(DEMOS)),)),
+        (r"`/api/schema/` \(version\s+([\d.]+)\)", (schema["info"]["version"],)),
+    ]
+
+
+@pytest.mark.django_db
+def test_every_number_in_the_readme_is_read_from_the_app(client, survey):
+    readme = (ROOT / "README.md").read_text()
+    checked = set()
+    for pattern, expected in readme_checks(client):
+        found = re.search(pattern, readme)
+        assert found, pattern
+        assert found.groups() == expected, pattern
+        checked |= {found.span(group) for group in range(1, len(expected) + 1)}
+    # A number added to the README needs its check above (a digit inside a name, as in
+    # db.sqlite3, is no number).
+    numbers = {found.span() for found in re.finditer(r"(?<![\w.])\d+(?:\.\d+)*", readme)}
+    assert sorted(readme[a:b] for a, b in numbers - checked) == []
+
+
+def test_the_python_version_file_is_the_makefiles_minimum():
+    python = (ROOT / ".python-version").read_text().strip()
+    makefile = (ROOT / "Makefile").read_text()
+    minimum = re.search(r"sys\.version_info >= \((\d+), (\d+)\)", makefile).groups()
+    assert python == ".".join(minimum)

@@ -10,6 +10,7 @@ from explorer.hubs.hub import load_hub, status_label
 from explorer.hubs.links import hub_links
 from explorer.hubs.wd_plot import wd_svg
 from explorer.web.middleware import cached_for_anonymous
+from explorer.works.selection import linked_for
 
 
 @cached_for_anonymous
@@ -33,7 +34,15 @@ def hub_context(slug: str) -> dict:
         "wd_svg": wd_svg(found.points),
         "cost_plots": [_shown_plot(plot, names) for plot in found.plots],
         "neighbours": neighbours,
+        "timeline": section_timeline(found.node),
     }
+
+
+def section_timeline(node) -> dict:
+    """The works page's timeline of the section's works, both eras; each bar a link to them
+    on /works/ in that year."""
+    facet = "category" if node.parent_id else "level"
+    return linked_for([(facet, node.code), ("era", "all")])
 
 
 def _shown_plot(plot: CostPlot, names: dict[str, str]) -> dict:

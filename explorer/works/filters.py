@@ -55,7 +55,7 @@ ORDERING_LABELS = {
 }
 ENTRY_TYPES = ENTRY_TYPE_WORDS
 # Without ?era=, lists show the survey's own works: its figures (270 works, 269 references) stay
-# what they were, and a later work is never mixed in unasked (README, "Eras").
+# what they were, and a later work is never mixed in unasked (docs/api.md, "Eras").
 DEFAULT_ERA = Era.SURVEY.value
 ERA_CHOICES = [*Era.choices, ("all", "both")]
 

@@ -40,6 +40,7 @@ from explorer.works.filters import (
     category_tree,
 )
 from explorer.works.find_links import search_links
+from explorer.works.selection import linked_context, section_counts, selection_of
 
 DEFAULT_PAGE_SIZE = 50
 HOME_NEWEST = 5  # the newest works after the survey on the home page; the rest on /works/
@@ -98,6 +99,7 @@ def work_list(request):
         "query_string": _without(request, "page"),
         "export_query": _without(request, "page", "page_size", "ordering"),
         "max_export": settings.MAX_EXPORT,
+        "linked": _linked_views(request, works, works_filter, facets, tree),
     }
     template = "works/_work_results.html" if _wants_fragment(request) else "works/work_list.html"
     return render(request, template, context)
@@ -123,6 +125,28 @@ def _other_era(request, works_filter) -> dict | None:
 NOT_FILTERS = {"page", "page_size", "ordering"}
 
 
+def _is_filtered(works_filter) -> bool:
+    return bool({name for name, value in works_filter.data.items() if value} - NOT_FILTERS)
+
+
+def _linked_views(request, works, works_filter, facets: dict, tree: list) -> dict:
+    """The selection drawn three ways above the list (a timeline, the level and section counts,
+    the citation graph among the works), each mark a link narrowing the selection."""
+    params = [(name, value) for name, values in request.GET.lists() for value in values]
+    graph_params = [(name, value) for name, value in params if name not in NOT_FILTERS]
+
+    def compute() -> dict:
+        selection = selection_of(works, _is_filtered(works_filter), facets["years"])
+        context = linked_context(selection, params, graph_params)
+        cleaned = works_filter.form.cleaned_data if works_filter.is_bound else {}
+        chosen = cleaned.get("category") or cleaned.get("level")
+        context["sections"] = section_counts(tree, chosen.code if chosen else None, params)
+        return context
+
+    # The works page as most readers first see it (no parameter): drawn once per version.
+    return per_version("works-linked-views", compute) if not params else compute()
+
+
 def _facets(works, works_filter) -> tuple[dict, list]:
     """The facet counts and the category tree of the listed works. Without a filter they are
     the same for every page and order: computed once per catalogue version (at 100,000 works,
@@ -131,8 +155,7 @@ def _facets(works, works_filter) -> tuple[dict, list]:
     def compute() -> tuple[dict, list]:
         return works.facet_counts(), category_tree_of(works, works_filter.selected_era)
 
-    given = {name for name, value in works_filter.data.items() if value} - NOT_FILTERS
-    if given:
+    if _is_filtered(works_filter):
         return compute()
     return per_version("works-facets", compute)
 

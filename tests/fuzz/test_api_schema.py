@@ -5,7 +5,8 @@ anonymously, then the writes with a curator's token. Zero failures expected.
 
 Deterministic by default (a fixed seed, FUZZ_EXAMPLES examples per operation, 25), so that a red
 build fails again on the same requests and a green one stays green. FUZZ_RANDOM=1 explores new
-requests; before a release, run FUZZ_EXAMPLES=200 on both databases (README, "Fuzzing").
+requests; before a release, run FUZZ_EXAMPLES=200 on both databases (docs/operations.md, "Tests
+and CI").
 """
 
 import os

@@ -179,11 +179,13 @@ def test_it_renders_the_works_page_in_constant_queries(client, django_assert_num
     # response cache and what the page keeps (catalogue/version.py): unfiltered, its
     # 2-3 facets (years x entry types with the flags and the number of works; evidence),
     # 4-5 category tree (nodes, then the (category, work) pairs); 6 and 7 the options of the
-    # level and category selects; 8 the page of works, 9 authorships+authors
-    with django_assert_num_queries(9):
+    # level and category selects; 8 the page of works, 9 authorships+authors; the linked views,
+    # kept per version too: 10 the levels, 11 the selected keys, 12-13 the citation graph
+    # (works, citations)
+    with django_assert_num_queries(13):
         assert client.get("/works/?page_size=5").status_code == 200
     clear_caches()
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(13):
         assert client.get("/works/?page_size=40").status_code == 200
     # Kept for the next reader: the version, the page of works and its authors.
     with django_assert_num_queries(3):
