@@ -343,3 +343,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# Where `manage.py release` cuts the catalogue's releases and /data/ serves them from (issue 45):
+# the repository's releases/ folder, so that the first release ships with the code.
+RELEASES_DIR = Path(os.environ.get("RELEASES_DIR") or BASE_DIR / "releases")
