@@ -96,6 +96,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A read-only request reads the catalogue's version once, however many parts ask.
     "explorer.web.middleware.VersionOncePerRequestMiddleware",
+    # Every API answer, errors and cached ones included, names the data version it came from.
+    "explorer.web.middleware.DataVersionHeaderMiddleware",
     # Every error under /api/ in one JSON shape (explorer/web/errors.py), whichever layer answered.
     "explorer.web.errors.ApiErrorMiddleware",
     "explorer.web.middleware.RejectNulBytesMiddleware",
