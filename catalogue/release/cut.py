@@ -14,7 +14,12 @@ from pathlib import Path
 from catalogue.bibtex import export_works
 from catalogue.release import files, shelf
 from catalogue.release.changelog import changelog
-from catalogue.release.tables import Table, catalogue_tables, release_tables
+from catalogue.release.tables import (
+    Table,
+    catalogue_tables,
+    release_tables,
+    released_models,
+)
 
 DESCRIPTIONS = {
     "sqlite": "every public table as one SQLite database",
@@ -125,7 +130,5 @@ def _manifest(folder, version, released, tables, previous, names) -> dict:
 
 def catalogue_tables_of(tables: list[Table]) -> list[Table]:
     """The release's tables read from the database (not the devices, demos and sources)."""
-    from catalogue.release.tables import MODEL_TABLES
-
-    names = {name for name, _ in MODEL_TABLES}
+    names = {name for name, _ in released_models()}
     return [table for table in tables if table.name in names]

@@ -132,10 +132,32 @@ def model_table(name: str, model: type[models.Model], names: dict[type, str]) ->
     )
 
 
+# The catalogue's tables that are never released: curation's log (who deleted what, when), the
+# full-text index (derived from the works) and the log of MLPerf loads (timestamps).
+NOT_RELEASED = frozenset(
+    {"catalogue_curatordeletion", "catalogue_worksearchtext", "catalogue_mlperfload"}
+)
+
+
+def released_models() -> list[tuple[str, type[models.Model]]]:
+    """MODEL_TABLES, then every other table of the catalogue app that is not NOT_RELEASED (a
+    table added later, such as published runs, is released without a change here), by name."""
+    from django.apps import apps
+
+    named = {model for _, model in MODEL_TABLES}
+    others = [
+        (model._meta.db_table.removeprefix("catalogue_"), model)
+        for model in apps.get_app_config("catalogue").get_models(include_auto_created=True)
+        if model not in named and model._meta.db_table not in NOT_RELEASED
+    ]
+    return [*MODEL_TABLES, *sorted(others, key=lambda pair: pair[0])]
+
+
 def catalogue_tables() -> list[Table]:
-    """Every public table of the database, in MODEL_TABLES' order."""
-    names = {model: name for name, model in MODEL_TABLES}
-    return [model_table(name, model, names) for name, model in MODEL_TABLES]
+    """Every public table of the database, in `released_models`' order."""
+    released = released_models()
+    names = {model: name for name, model in released}
+    return [model_table(name, model, names) for name, model in released]
 
 
 def device_tables() -> list[Table]:

@@ -227,3 +227,18 @@ def test_it_names_added_and_removed_edges_and_scores(mlperf, releases_dir):
     [change] = log["mlperf_scores"]["changed"]
     assert change["key"] == score_key and change["fields"]["minutes"]["after"] == 1.5
     assert log["works"] == {"added": [], "removed": [], "changed": []}
+
+
+def test_it_releases_every_catalogue_table_but_the_private_and_derived_ones():
+    from django.apps import apps
+
+    from catalogue.release.tables import NOT_RELEASED, released_models
+
+    tables = {model._meta.db_table for _, model in released_models()}
+    catalogue = {
+        model._meta.db_table
+        for model in apps.get_app_config("catalogue").get_models(include_auto_created=True)
+    }
+    assert NOT_RELEASED <= catalogue  # no stale name
+    assert tables == catalogue - NOT_RELEASED
+    assert sorted(name for name, _ in released_models()) == DATABASE_TABLES
