@@ -263,8 +263,9 @@ SPECTACULAR_SETTINGS = {
         "`Error` shape: {status, code, detail, errors}."
     ),
     # Semantic versioning (README, "The API's contract"): 2.0.0 changed every error body;
-    # 2.1.0 added `openalex_id` to the works.
-    "VERSION": "2.1.0",
+    # 2.1.0 added `openalex_id` to the works; 2.2.0 the data releases (/api/data/, the
+    # X-Data-Version header, `data_version` and `release` in /api/).
+    "VERSION": "2.2.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies as their own components (no read-only id to send): generated clients work.
     "COMPONENT_SPLIT_REQUEST": True,

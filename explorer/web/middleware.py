@@ -67,6 +67,8 @@ def cache_key(request: HttpRequest) -> str:
     varying = "\n".join(
         [
             catalogue_version(),
+            # A page's footer and an answer's header name it; no query (two cache reads).
+            data_version(),
             request.get_full_path(),
             request.headers.get("Accept", ""),
             request.headers.get("X-Fragment", ""),
