@@ -199,3 +199,16 @@ def test_it_says_when_no_release_was_cut(client, db, releases_dir):
     }
     assert "No release has been cut yet" in client.get("/data/").content.decode()
     assert json.loads(client.get("/api/").content)["release"] is None
+
+
+def test_it_compares_the_catalogue_once_per_generation_in_constant_queries(
+    client, survey, releases_dir, django_assert_num_queries
+):
+    cut(releases_dir, [], DAY)
+    # One query per released table (20) and the catalogue's version, whatever the row counts.
+    with django_assert_num_queries(21):
+        assert client.get("/api/data/").json()["data_version"] == "1.0.0"
+    with django_assert_num_queries(1):
+        assert client.get("/data/").status_code == 200
+    with django_assert_num_queries(1):
+        client.get("/api/data/")
