@@ -97,6 +97,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A read-only request reads the catalogue's version once, however many parts ask.
     "explorer.web.middleware.VersionOncePerRequestMiddleware",
+    # Every API answer, errors and cached ones included, names the data version it came from.
+    "explorer.web.middleware.DataVersionHeaderMiddleware",
     # Every error under /api/ in one JSON shape (explorer/web/errors.py), whichever layer answered.
     "explorer.web.errors.ApiErrorMiddleware",
     "explorer.web.middleware.RejectNulBytesMiddleware",
@@ -261,9 +263,10 @@ SPECTACULAR_SETTINGS = {
         "Reading is anonymous; writes need a curator's session or token. Every error is the "
         "`Error` shape: {status, code, detail, errors}."
     ),
-    # Semantic versioning (docs/api.md, "Versions and breaking changes"): 2.0.0 changed every
-    # error body; 2.1.0 added `openalex_id` to the works.
-    "VERSION": "2.1.0",
+    # Semantic versioning (docs/api.md, "Versions and breaking changes"): 2.0.0 changed every error body;
+    # 2.1.0 added `openalex_id` to the works; 2.2.0 the data releases (/api/data/, the
+    # X-Data-Version header, `data_version` and `release` in /api/).
+    "VERSION": "2.2.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies as their own components (no read-only id to send): generated clients work.
     "COMPONENT_SPLIT_REQUEST": True,
@@ -344,3 +347,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# Where `manage.py release` cuts the catalogue's releases and /data/ serves them from (issue 45):
+# the repository's releases/ folder, so that the first release ships with the code.
+RELEASES_DIR = Path(os.environ.get("RELEASES_DIR") or BASE_DIR / "releases")

@@ -18,6 +18,7 @@ urlpatterns = [
     path("", include("explorer.planner.urls")),
     path("", include("explorer.results.urls")),
     path("", include("explorer.devices.urls")),
+    path("", include("explorer.releases.urls")),
     path("api/schema/", SchemaView.as_view(), name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
     path("admin/", admin.site.urls),

@@ -19,6 +19,7 @@ from django.template.loader import render_to_string
 from django.urls import get_script_prefix, get_urlconf
 from django.utils.safestring import SafeString
 
+from catalogue.release.shelf import data_version
 from explorer.web.links import link
 
 register = template.Library()
@@ -67,6 +68,7 @@ NAV: list[tuple[str, str, list[tuple[str, str, tuple[str, ...]]]]] = [
         "API and curators",
         [
             ("api-docs", "API", ()),
+            ("releases:data", "Data releases", ()),
             ("admin:index", "Curators", ()),
         ],
     ),
@@ -116,3 +118,9 @@ def site_nav(context) -> SafeString:
 @functools.lru_cache(maxsize=256)  # page kinds (URL names), not URLs: a bounded number
 def nav_html(view_name: str, prefix: str, urlconf: str) -> SafeString:
     return render_to_string("_site_nav.html", {"groups": nav_groups(view_name)})
+
+
+@register.simple_tag
+def data_version_label() -> str:
+    """The data version the page is served from (the footer): no query, two cache reads."""
+    return data_version()

@@ -11,6 +11,9 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
+from catalogue.release.shelf import CHECKSUMS, MANIFEST, data_version, latest
+from explorer.web.links import link
+
 PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>|\(\?P<(\w+)>[^)]*\)")
 
 
@@ -41,4 +44,31 @@ def api_root(request):
         }
         for path, name in api_routes()
     ]
-    return Response({"endpoints": endpoints, "schema": request.build_absolute_uri("/api/schema/")})
+    return Response(
+        {
+            "endpoints": endpoints,
+            "schema": request.build_absolute_uri("/api/schema/"),
+            "data_version": data_version(check=True),
+            "release": current_release(request),
+        }
+    )
+
+
+def current_release(request) -> dict | None:
+    """The latest release's version, date and file URLs (its page: /data/)."""
+    manifest = latest()
+    if manifest is None:
+        return None
+    version = manifest["version"]
+
+    def url(name: str) -> str:
+        return request.build_absolute_uri(link("releases:download", version, name))
+
+    return {
+        "version": version,
+        "date": manifest["date"],
+        "page": request.build_absolute_uri(link("releases:data")),
+        "files": {entry["kind"]: url(entry["name"]) for entry in manifest["files"]},
+        "manifest": url(MANIFEST),
+        "checksums": url(CHECKSUMS),
+    }

@@ -20,6 +20,7 @@ from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.urls import Resolver404, resolve
 
+from catalogue.release.shelf import data_version
 from catalogue.version import REQUEST_SCOPE, catalogue_version
 from explorer.web.errors import NON_FIELD, ApiError, error_response, named_messages
 from explorer.web.throttling import AnonThrottle
@@ -28,6 +29,7 @@ from explorer.web.words import echoed
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Retry-After")
 CACHE_SECONDS = 60 * 60
 MAX_CACHED_BYTES = 2 * 1024 * 1024
+DATA_VERSION_HEADER = "X-Data-Version"
 
 
 CACHE_MARK = "cached_for_anonymous"
@@ -65,6 +67,8 @@ def cache_key(request: HttpRequest) -> str:
     varying = "\n".join(
         [
             catalogue_version(),
+            # A page's footer and an answer's header name it; no query (two cache reads).
+            data_version(),
             request.get_full_path(),
             request.headers.get("Accept", ""),
             request.headers.get("X-Fragment", ""),
@@ -106,6 +110,21 @@ class VersionOncePerRequestMiddleware:
             return self.get_response(request)
         finally:
             REQUEST_SCOPE.reset(token)
+
+
+class DataVersionHeaderMiddleware:
+    """Every API answer names the data version it was served from (X-Data-Version: the latest
+    release, "+edits" when the live catalogue differs from it; catalogue/release/shelf.py).
+    Two cache reads and a stat of the releases folder, no query."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.path.startswith("/api/"):
+            response[DATA_VERSION_HEADER] = data_version()
+        return response
 
 
 class AnonymousResponseCacheMiddleware:

@@ -74,6 +74,16 @@ RETRY_AFTER = {
     }
 }
 
+# Every answer under /api/ names the data release it was served from (explorer/web/middleware.py).
+DATA_VERSION = {
+    "X-Data-Version": {
+        "schema": {"type": "string"},
+        "description": "The data release this answer was served from (/api/data/): the latest "
+        "release's version, +edits when the live catalogue differs from it, +unchecked until "
+        "the current catalogue has been compared with it, `unreleased` before any release.",
+    }
+}
+
 
 class ContractSchema(AutoSchema):
     def get_auth(self):
@@ -101,6 +111,8 @@ class ContractSchema(AutoSchema):
         for status in [code for code in responses if code not in documented]:
             if status.startswith(("4", "5")):  # declared by a view (e.g. 422): same error shape
                 responses[status]["content"] = {"application/json": {"schema": error}}
+        for response in responses.values():
+            response["headers"] = response.get("headers", {}) | DATA_VERSION
         return responses
 
     def _get_parameters(self):

@@ -90,7 +90,9 @@ def test_it_documents_every_error_response_with_the_shared_shape(schema):
         assert expected <= set(responses), (path, method)
         for status in expected:
             assert responses[status]["content"]["application/json"]["schema"] == ERROR_REF
-        assert set(responses["429"]["headers"]) == {"Retry-After"}
+        assert set(responses["429"]["headers"]) == {"Retry-After", "X-Data-Version"}
+        for status, response in responses.items():  # every answer names its data release
+            assert "X-Data-Version" in response["headers"], (path, method, status)
 
 
 def test_it_documents_the_parameters_the_code_reads(schema):

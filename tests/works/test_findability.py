@@ -175,6 +175,7 @@ def test_it_lists_every_endpoint_at_the_api_root(client, db):
             "/api/results/",
             "/api/results/csv/",
             "/api/devices/",
+            "/api/data/",
             "/api/results/mlperf/",
             "/api/results/mlperf/csv/",
             "/api/results/mlperf/systems/{pk}/",
