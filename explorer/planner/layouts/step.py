@@ -158,7 +158,7 @@ def _model_states(x: _Shape, compute: np.ndarray) -> _States:
     )
     latency, per_byte = between_nodes(inputs)
     expert_gradients = ring(formulas, group / ep, experts, latency, per_byte, inputs.sizes.messages)
-    expert_gradients = np.where((experts > 0) & ~config.frozen, expert_gradients, 0)
+    expert_gradients = np.where((experts > 0) & (not config.frozen), expert_gradients, 0)
     # The experts' gradients go over their own groups (not overlapped); ZeRO-3 gathers the
     # parameters: half the exchange again, exposed (ZERO3_GATHER); with a frozen base, half an
     # allreduce of the stage's weights (its gathers).
