@@ -167,7 +167,7 @@ def at_peak(
     # where the run hid it).
     mfu = (
         throughput * model_flops / batch / (machine.accelerators * machine.values["flops"])
-        if model_flops
+        if model_flops and benchmark.flops_known
         else None
     )
     return {
