@@ -38,8 +38,8 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-def env_int(name: str, default: int, minimum: int = 1) -> int:
-    """A whole number of at least `minimum`; a clear error at start-up otherwise."""
+def env_int(name: str, default: int, minimum: int = 1, maximum: int | None = None) -> int:
+    """A whole number from `minimum` to `maximum`; a clear error at start-up otherwise."""
     value = os.environ.get(name)
     if value is None:
         return default
@@ -49,6 +49,8 @@ def env_int(name: str, default: int, minimum: int = 1) -> int:
         raise ImproperlyConfigured(f"{name} must be a whole number (got {value!r}).") from None
     if number < minimum:
         raise ImproperlyConfigured(f"{name} must be at least {minimum} (got {number}).")
+    if maximum is not None and number > maximum:
+        raise ImproperlyConfigured(f"{name} must be at most {maximum} (got {number}).")
     return number
 
 
@@ -310,7 +312,9 @@ RESPONSE_CACHE = env_bool("RESPONSE_CACHE", True)
 MAX_PAGE_SIZE = env_int("MAX_PAGE_SIZE", 500)  # works per page, on the works page and the API
 MAX_EXPORT = env_int("MAX_EXPORT", 5_000)  # works per export file (BibTeX, CSV, RIS, CSL-JSON)
 CITATIONS_SHOWN = env_int("CITATIONS_SHOWN", 300)  # edges per work and direction (survey: 269)
-GRAPH_MAX_SHOWN = env_int("GRAPH_MAX_SHOWN", 450)  # nodes on /graph/ (the best ranked beyond)
+# Nodes on /graph/ (the best ranked beyond). At most 499: networkx lays out 500 nodes or more with
+# scipy's sparse matrices, and scipy is not installed (catalogue/graph.py, `layout`).
+GRAPH_MAX_SHOWN = env_int("GRAPH_MAX_SHOWN", 450, maximum=499)
 DEMO_CPU_SECONDS = env_float("DEMO_CPU_SECONDS", 10)  # CPU time of one demo run (kernel limit)
 DEMO_MEMORY_BYTES = env_int("DEMO_MEMORY_BYTES", 1_500_000_000)  # its address space
 DEMO_WALL_SECONDS = env_float("DEMO_WALL_SECONDS", 15)  # its wall-clock time
