@@ -157,10 +157,15 @@ def time_url(client, url: str, requests: int, seconds: float) -> dict:
 
 
 def profile(client, url: str, repeat: int = 10) -> None:
-    from pyinstrument import Profiler
-
+    """Where one URL's time goes: pyinstrument's tree where installed (`make bench`),
+    else cProfile's functions by cumulative time (the standard library)."""
     accept = accept_of(url)
     client.get(url, HTTP_ACCEPT=accept)
+    try:
+        from pyinstrument import Profiler
+    except ImportError:
+        profile_with_cprofile(client, url, accept, repeat)
+        return
     profiler = Profiler(interval=0.0005)
     with profiler:
         for _ in range(repeat):
@@ -169,6 +174,20 @@ def profile(client, url: str, repeat: int = 10) -> None:
     if os.environ.get("PROFILE_FLAT"):
         flat = profiler.output_text(unicode=False, color=False, flat=True, time="percent_of_total")
         print("\n".join(flat.splitlines()[:40]))
+
+
+def profile_with_cprofile(client, url: str, accept: str, repeat: int) -> None:
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    with profiler:
+        for _ in range(repeat):
+            client.get(url, HTTP_ACCEPT=accept)
+    stats = pstats.Stats(profiler).strip_dirs().sort_stats("cumulative")
+    stats.print_stats(int(os.environ.get("PROFILE_LINES", "45")))
+    if os.environ.get("PROFILE_FLAT"):
+        stats.sort_stats("tottime").print_stats(25)
 
 
 def run_one(db: Path, args) -> None:

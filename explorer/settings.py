@@ -17,7 +17,6 @@ import os
 from pathlib import Path
 
 import dj_database_url
-import plotly
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
@@ -171,10 +170,13 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-# plotly.js is served from the installed plotly package (no CDN, no copy to keep in sync).
-STATICFILES_DIRS = [
-    BASE_DIR / "static",
-    ("vendor/plotly", Path(plotly.__file__).resolve().parent / "package_data"),
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# plotly.js is served from the installed plotly package (no CDN, no copy to keep in sync), and
+# only plotly.min.js of it: its folder also holds a 5 MB widget bundle no page loads.
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "explorer.web.static_finders.PlotlyFinder",
 ]
 # Production serves collected files (`DEBUG=false manage.py collectstatic`); development serves
 # straight from the finders, with no collectstatic step.
