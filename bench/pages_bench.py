@@ -27,6 +27,9 @@ from bench.browse_bench import app_env, collect_static
 
 SIZES = {270: 0, 100_000: 1_000_000}  # works -> citation edges (0: the survey's own)
 TARGET_MS = 25.0  # every page and endpoint at 270 works, p50
+# Timed first and its p50 printed beside every URL's: the machine is shared, so a ratio to a
+# cheap request measured in the same run compares across runs better than milliseconds do.
+BASELINE_URL = "/api/"
 WARMUP = 2
 
 
@@ -56,15 +59,18 @@ def urls() -> list[tuple[str, str]]:
         ("home", "/"),
         ("works", "/works/"),
         ("works filtered", "/works/?level=train&q=gradient"),
+        ("works searched", "/works/?q=gradient"),
         ("work", f"/works/{work.key}/"),
         ("categories", "/categories/"),
         ("hub (a level)", "/categories/train/"),
         ("hub (a section)", "/categories/net-pipe/"),
+        ("hub (a level with sections)", "/categories/net/"),
         ("author", f"/authors/{author.pk}/"),
         ("numbers", "/numbers/"),
         ("sources", "/sources/"),
         ("techniques", "/techniques/"),
         ("costs", "/costs/"),
+        ("costs, a changed input", "/costs/?P=16"),
         ("planner", "/planner/"),
         ("planner, a changed input (the plan and its sweep)", "/planner/?P=32"),
         ("planner accuracy", "/planner/accuracy/"),
@@ -74,6 +80,8 @@ def urls() -> list[tuple[str, str]]:
         ("demos", "/demos/"),
         ("demo", f"/demos/{demo}/"),
         ("suggest", "/suggest/?q=gradi"),
+        ("results", "/results/"),
+        ("mlperf results", "/results/mlperf/"),
     ]
     if run is not None:
         pages.append(("demo run", f"/demos/{run.slug}/runs/{run.pk}/"))
@@ -104,6 +112,8 @@ def urls() -> list[tuple[str, str]]:
         ("api planner accuracy", "/api/planner/accuracy/"),
         ("api suggest", "/api/suggest/?q=gradi"),
         ("api export bibtex", "/api/export/?format=bibtex"),
+        ("api results", "/api/results/"),
+        ("api mlperf results", "/api/results/mlperf/"),
         ("api schema", "/api/schema/"),
         ("api docs", "/api/docs/"),
     ]
@@ -147,10 +157,15 @@ def time_url(client, url: str, requests: int, seconds: float) -> dict:
 
 
 def profile(client, url: str, repeat: int = 10) -> None:
-    from pyinstrument import Profiler
-
+    """Where one URL's time goes: pyinstrument's tree where installed (`make bench`),
+    else cProfile's functions by cumulative time (the standard library)."""
     accept = accept_of(url)
     client.get(url, HTTP_ACCEPT=accept)
+    try:
+        from pyinstrument import Profiler
+    except ImportError:
+        profile_with_cprofile(client, url, accept, repeat)
+        return
     profiler = Profiler(interval=0.0005)
     with profiler:
         for _ in range(repeat):
@@ -159,6 +174,20 @@ def profile(client, url: str, repeat: int = 10) -> None:
     if os.environ.get("PROFILE_FLAT"):
         flat = profiler.output_text(unicode=False, color=False, flat=True, time="percent_of_total")
         print("\n".join(flat.splitlines()[:40]))
+
+
+def profile_with_cprofile(client, url: str, accept: str, repeat: int) -> None:
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    with profiler:
+        for _ in range(repeat):
+            client.get(url, HTTP_ACCEPT=accept)
+    stats = pstats.Stats(profiler).strip_dirs().sort_stats("cumulative")
+    stats.print_stats(int(os.environ.get("PROFILE_LINES", "45")))
+    if os.environ.get("PROFILE_FLAT"):
+        stats.sort_stats("tottime").print_stats(25)
 
 
 def run_one(db: Path, args) -> None:
@@ -177,14 +206,17 @@ def run_one(db: Path, args) -> None:
         return
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{db.name}: load average {load} on {os.cpu_count()} cores", flush=True)
-    print(f"| {'page or endpoint':<58} | status | KiB | queries | n | p50 ms | p95 ms |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    baseline = time_url(client, BASELINE_URL, args.requests, args.url_seconds)["p50"]
+    print(f"baseline {BASELINE_URL}: p50 {baseline:.2f} ms (the x column: p50 / this)")
+    print(f"| {'page or endpoint':<58} | status | KiB | queries | n | p50 ms | p95 ms | x |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     slow = []
     for _name, url in selected:
         result = time_url(client, url, args.requests, args.url_seconds)
         print(
             f"| {url:<58} | {result['status']} | {result['bytes'] / 1024:.0f} | "
-            f"{result['queries']} | {result['n']} | {result['p50']:.1f} | {result['p95']:.1f} |",
+            f"{result['queries']} | {result['n']} | {result['p50']:.1f} | {result['p95']:.1f} | "
+            f"{result['p50'] / baseline:.1f} |",
             flush=True,
         )
         if result["p50"] >= TARGET_MS:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import bibtexparser
 from bibtexparser.middlewares.names import parse_single_name_into_parts
+from bibtexparser.middlewares.parsestack import default_unparse_stack
 from bibtexparser.model import Entry, Field
 
 from catalogue.bibtex_syntax import check_syntax
@@ -311,7 +312,11 @@ def write_bibtex(records: Iterable[WorkRecord]) -> str:
     bibtex_format = bibtexparser.BibtexFormat()
     bibtex_format.indent = "  "
     bibtex_format.block_separator = "\n\n"
-    return bibtexparser.write_string(library, bibtex_format=bibtex_format).strip() + "\n"
+    # The library is ours alone: its entries may be changed in place (the default stack
+    # deep-copies every entry first, half of an export's time).
+    stack = default_unparse_stack(allow_inplace_modification=True)
+    text = bibtexparser.write_string(library, unparse_stack=stack, bibtex_format=bibtex_format)
+    return text.strip() + "\n"
 
 
 # --- The catalogue side: export works, plan and apply an import ---------------------------------

@@ -13,12 +13,51 @@ from tests.helpers import clear_caches
 SLOW_FIRST = ("tests/fuzz/", "tests/e2e/")
 
 
-def pytest_collection_modifyitems(items):
+# What gives a test the database (pytest-django): these fixtures, or any fixture that depends
+# on one of them (`survey`, `admin_client`...), appear in the test's fixture closure.
+# `django_db_setup` is there for session fixtures that unblock the database themselves
+# (`survey_rows`); not `django_db_blocker`, which pytest-django's autouse fixtures give every test.
+# A test that asks for the database only at run time (request.getfixturevalue) is not seen: it
+# runs on SQLite alone.
+DATABASE_FIXTURES = frozenset(
+    {
+        "db",
+        "transactional_db",
+        "django_db_reset_sequences",
+        "django_db_serialized_rollback",
+        "live_server",
+        "django_db_setup",
+        "_django_db_helper",
+    }
+)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--database-tests-only",
+        action="store_true",
+        help="run only the tests that use the database (a django_db mark or a database "
+        "fixture): .ci/run's PostgreSQL pass; the others ran on SQLite already",
+    )
+
+
+def uses_database(item) -> bool:
+    if item.get_closest_marker("django_db") is not None:
+        return True
+    return not DATABASE_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
+
+
+def pytest_collection_modifyitems(config, items):
     def rank(item) -> int:
         path = str(item.fspath).replace("\\", "/")
         return next((i for i, part in enumerate(SLOW_FIRST) if part in path), len(SLOW_FIRST))
 
     items.sort(key=rank)  # stable: the order within each group stays the collection's
+    if config.getoption("--database-tests-only"):
+        pure = [item for item in items if not uses_database(item)]
+        if pure:
+            config.hook.pytest_deselected(items=pure)
+            items[:] = [item for item in items if uses_database(item)]
 
 
 def pytest_configure(config):

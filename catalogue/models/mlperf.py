@@ -2,7 +2,7 @@
 
 A round (v0.5 ... v5.1) is one repository at one commit; a system is one submitter's entry in a
 round (its `systems/<id>.json`); a run is one `result_<n>.txt` log; a score is the time to train
-of (system, benchmark) computed with that round's rule (catalogue/mlperf/scoring.py), the rule
+of (system, benchmark) computed with that round's rule (fixtures/build/mlperf_scoring.py), the rule
 named with the URL of its text. Benchmarks are named once across rounds (`resnet`, `bert`, ...)
 with the names each round's directories use. Every row keeps where it was read: the round's
 repository and commit, and the row's path in it. Loaded from fixtures/mlperf.json.gz by

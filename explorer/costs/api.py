@@ -25,11 +25,10 @@ from rest_framework.views import APIView
 
 from catalogue.costs import FormulaError
 from catalogue.models import CostModel
-from catalogue.version import per_version
-from explorer.costs import params
+from explorer.costs import kept, params
 from explorer.costs import plots as cost_plots
 from explorer.costs.params import SWEEP_PARAMETERS, EvaluateForm
-from explorer.costs.records import CostFormula, ParameterError, cost_formula, cost_formulas
+from explorer.costs.records import CostFormula, ParameterError, cost_formula
 from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
@@ -189,7 +188,7 @@ class PlotView(DeclaredQuery, ReadOnlyCostView):
             raise NotFound(f"no plot {name!r} (plots: {', '.join(cost_plots.PLOT_NAMES)})")
         query = dict(request.query_params.lists())
         try:
-            result = cost_plots.build_plot(name, per_version("cost-formulas", cost_formulas), query)
+            result = kept.plot(name, query)
         except ParameterError as error:
             raise ApiError({error.parameter or NON_FIELD: [str(error)]}) from None
         except FormulaError as error:

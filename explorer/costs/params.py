@@ -7,6 +7,7 @@ Pure: the query is a mapping of name -> list of values (a QueryDict's `lists()`)
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,22 @@ ALLREDUCE_PARAMETERS = ("L", "G", "gamma", "m", "P", "P_min", "P_max", "m_min", 
 PAGE_PARAMETERS = frozenset(
     LAYER_PARAMETERS + SWEEP_PARAMETERS + BRENT_PARAMETERS + ALLREDUCE_PARAMETERS
 )
+# The parameters each plot reads (plots.build_plot): the others do not change it.
+PLOT_PARAMETERS = {
+    "wd-plane": LAYER_PARAMETERS,
+    "parallelism": LAYER_PARAMETERS + SWEEP_PARAMETERS,
+    "brent": LAYER_PARAMETERS + BRENT_PARAMETERS,
+    "allreduce-p": ALLREDUCE_PARAMETERS,
+    "allreduce-m": ALLREDUCE_PARAMETERS,
+}
+
+
+def plot_query_key(name: str, query: Query) -> str:
+    """The parameters `name` reads, as they were given, in one canonical string: two queries
+    with the same key draw the same plot."""
+    given = [(key, list(query[key])) for key in PLOT_PARAMETERS[name] if key in query]
+    return json.dumps(given, separators=(",", ":"))
+
 
 # Sweepable sizes of the parallelism plot: (bounds, default range, help).
 SWEEPS: dict[str, tuple[tuple[int, int], tuple[int, int], str]] = {

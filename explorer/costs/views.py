@@ -11,11 +11,11 @@ from django.shortcuts import render
 from catalogue.costs import FormulaError
 from catalogue.models import Category, CostModel, Technique
 from catalogue.version import per_version
-from explorer.costs import params
+from explorer.costs import kept, params
 from explorer.costs import plots as cost_plots
 from explorer.costs.numbers import format_number
 from explorer.costs.presets import DEFAULT_PRESET, FC, FC_SIZES, PRESETS, SIZE_BOUNDS, SIZE_HELP
-from explorer.costs.records import CostFormula, ParameterError, cost_formulas, operators
+from explorer.costs.records import CostFormula, ParameterError, operators
 from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.script_json import script_json
@@ -29,12 +29,12 @@ PLOT_TITLES = {
 }
 
 
-def build_plots(formulas: list[CostFormula], query) -> tuple[dict[str, dict], list[str]]:
+def build_plots(query) -> tuple[dict[str, dict], list[str]]:
     """All the plots of /costs/ that the query allows, and the messages of those it does not."""
     plots, errors = {}, []
     for name in cost_plots.PLOT_NAMES:
         try:
-            plots[name] = cost_plots.build_plot(name, formulas, query)
+            plots[name] = kept.plot(name, query)
         except (ParameterError, FormulaError) as error:
             if str(error) not in errors:
                 errors.append(str(error))
@@ -55,13 +55,13 @@ def costs_page(request):
 
 def page_context(query: dict, query_string: str) -> dict:
     """The plots the query allows (or why not) and the form; plain data, kept per version."""
-    formulas = per_version("cost-formulas", cost_formulas)
+    formulas = kept.formulas()
     try:
         params.check_known(QueryDict(query_string))
     except ParameterError as error:
         plots, errors = {}, [str(error)]
     else:
-        plots, errors = build_plots(formulas, query)
+        plots, errors = build_plots(query)
     return {
         "plots": [_plot_context(name, plots[name], query_string) for name in plots],
         "errors": errors,

@@ -180,9 +180,17 @@ def _run_worker(
             process.wait()
         for reader in readers:
             reader.join(timeout=5)
+        _close_pipes(process)
     returncode = process.wait()
     completed = subprocess.CompletedProcess(process.args, returncode, reply, "".join(stderr))
     return _read_reply(completed, request)
+
+
+def _close_pipes(process: subprocess.Popen) -> None:
+    """The readers have met the end of the worker's output (or given up on it): the pipes are
+    ours to close (left to the garbage collector, each raised a ResourceWarning)."""
+    for stream in (process.stdout, process.stderr):
+        stream.close()
 
 
 def _pump_lines(stream, lines: queue.Queue) -> None:

@@ -188,6 +188,28 @@ def test_it_leaves_excluded_works_out_of_pagerank_as_a_view_would():
     assert "S" not in without and sum(without.values()) == pytest.approx(1.0)
 
 
+def test_it_ranks_the_survey_graph_as_networkx_did(survey):
+    """The numpy power iteration against networkx's own (its pure-Python variant: the scipy one
+    it replaces gave the same values to 7e-18 on the survey's 371 works, 2026-12-07)."""
+    citation_graph = graph_store.catalogue_graph().graph
+    surveys = graph.survey_nodes(citation_graph)
+    ranks = graph.pagerank(citation_graph, exclude=surveys)
+    view = nx.subgraph_view(citation_graph, filter_node=nx.filters.hide_nodes(surveys))
+    expected = _pagerank_python(view, tol=1e-6, max_iter=200, weight=None)
+    total = sum(expected.values())
+    expected = {key: rank / total for key, rank in expected.items()}
+    assert len(ranks) > 300
+    assert ranks == pytest.approx(expected, abs=1e-6)
+    assert sorted(ranks, key=lambda k: (-ranks[k], k)) == sorted(
+        expected, key=lambda k: (-expected[k], k)
+    )
+
+
+def test_it_reports_pagerank_that_does_not_converge():
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        graph.pagerank(make_graph(CHAIN), max_iter=1)
+
+
 def test_it_computes_pagerank_of_an_empty_graph():
     assert graph.pagerank(nx.DiGraph()) == {}
 

@@ -80,5 +80,6 @@ def test_serve_runs_the_web_server_and_a_worker_and_ctrl_c_stops_both(transactio
     finally:
         serve.send_signal(signal.SIGINT)  # what Ctrl-C in the terminal sends
         code = serve.wait(timeout=60)
+        serve.stdout.close()
     assert code == 0
     assert [pid for pid in pids if alive(pid)] == []

@@ -84,3 +84,5 @@ def test_a_generated_client_reads_evaluates_runs_and_writes(generated, curator):
     response = api("citations.citations_destroy").sync_detailed(created.id, client=curator_client)
     assert response.status_code == 204
     assert not Citation.objects.filter(pk=created.id).exists()
+    for client in (reader, curator_client):  # their connections, else ResourceWarnings
+        client.get_httpx_client().close()

@@ -240,3 +240,12 @@ def test_it_shows_data_quality_in_constant_queries(small, client, django_assert_
     assert again["X-Cache"] == "hit" and again.content == response.content
     assert [w["key"] for w in response.context["report"]["works_without_edges"]] == ["lenet"]
     assert CAVEAT.split(":")[0] in response.content.decode()
+
+
+def test_data_quality_shows_a_curators_edit_at_once(small, client):
+    # The page and its JSON twin are kept per catalogue version: a new edge is a new version.
+    assert "References with no recorded edge (1)" in client.get("/data-quality/").content.decode()
+    assert len(client.get("/api/data-quality/").json()["works_without_edges"]) == 1
+    make_citation(small["lenet"], small["alexnet"])
+    assert "References with no recorded edge (0)" in client.get("/data-quality/").content.decode()
+    assert client.get("/api/data-quality/").json()["works_without_edges"] == []
