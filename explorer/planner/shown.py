@@ -11,7 +11,11 @@ from .shape import DAY, SHOWN_LAYOUTS
 
 
 def _days(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{seconds / DAY:.3g} days"
+    """Days to 3 significant digits, written out (1,320 days, not 1.32e+03)."""
+    if seconds is None:
+        return "—"
+    days = float(f"{seconds / DAY:.3g}")
+    return f"{days:,.0f} days" if days >= 100 else f"{days:g} days"
 
 
 def _percent(value: float | None) -> str:

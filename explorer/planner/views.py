@@ -107,6 +107,7 @@ def planner_page(request):
     else:
         context |= _page_context(document)
         context["derivations_url"] = _with_query("planner:derivations", request.GET)
+        _shown_change((document.get("layouts") or {}).get("to_fit"), request.GET)
         shown = {name: _field_value(document["inputs"][name]) for name in BOUNDS}
         if document["efficiency"]["fit"] != "given":  # calibrated: follows the machine
             shown["efficiency"] = ""
@@ -145,6 +146,19 @@ def _without(query: QueryDict, name: str) -> QueryDict:
 
 def _with_query(name: str, query: QueryDict) -> str:
     return link(name, query=query.urlencode())
+
+
+def _shown_change(change: dict[str, Any] | None, query) -> None:
+    """The smallest change that makes a layout fit, as the page links it: the query with it."""
+    if not change:
+        return
+    changed = query.copy()
+    for name, value in change["query"].items():
+        changed[name] = value
+    if "P" in change["query"]:
+        changed.pop("dp", None)  # the change drops a pinned dp (planner.transformer_plan.to_fit)
+    change["shown_memory"] = number(change["memory_per_device"] / 1e9, "GB")
+    change["url"] = link("planner:planner", query=changed.urlencode())
 
 
 def _field(name: str, value: str) -> dict[str, str]:
