@@ -77,6 +77,6 @@ def test_the_accuracy_chart_draws_the_held_out_runs_and_leads_to_one(browser, me
 def test_the_planner_links_the_runs_like_the_plan(page, measured):
     page.goto(f"{measured.url}/planner/?network=bert-large&device=h100-sxm&P=64")
     note = page.locator("#comparable-runs")
-    expect(note).to_contain_text("38–42 % of peak (3 runs)")
+    expect(note).to_contain_text("38–42 % of peak in model FLOPs (MFU) (3 runs)")
     note.get_by_role("link", name="NVIDIA dgxh100_n64 (v4.0)").click()
     expect(page).to_have_url(re.compile(r"/results/mlperf/systems/\d+/bert/$"))
