@@ -30,6 +30,8 @@ GENERATION = threading.RLock()
 
 # No query value of this API contains a NUL byte: the server refuses them (a 400).
 NO_NUL = "^[^\\x00]*$"
+# A choice whose list is empty (read from an empty catalogue): any string, every one refused.
+_NOTHING_YET = {"type": "string", "pattern": NO_NUL}
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -168,7 +170,10 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
             return {"type": "string", "pattern": NO_NUL}, False
         return {"type": "string", "enum": sorted(map(str, values))}, False
     if isinstance(field, forms.ChoiceField):
-        return {"type": "string", "enum": choices(field)}, False
+        # Choices read from the data (a technique) are none in an empty catalogue: an empty
+        # enum is not valid OpenAPI, and no value is read then (each is refused, a 400).
+        offered = choices(field)
+        return ({"type": "string", "enum": offered} if offered else dict(_NOTHING_YET)), False
     if isinstance(field, ChoiceParameter):
         return {"type": "string", "enum": list(field.choices)}, False
     if isinstance(field, NumberParameter):
