@@ -252,26 +252,69 @@ def decode_bibtex(data: bytes) -> str:
 
 
 def parse_bibtex(text: str) -> ParsedFile:
-    """Parse a whole file; every entry that cannot be read is named in `errors`, and a file
-    with a syntax error yields no records at all (an import is all or nothing)."""
+    """Parse a whole file; every entry that cannot be read is named in `errors`, each with its
+    line. A file with a syntax error still has its other entries read, so that the report lists
+    every error at once (a missing comma no longer hides a bad year further down) and the
+    preview counts what the file would do once fixed; an import with any error writes nothing
+    (`ImportPlan.ok`)."""
     if "\x00" in text:  # PostgreSQL refuses NUL in text; no BibTeX file has one
         line = text.count("\n", 0, text.index("\x00")) + 1
         return ParsedFile([], [f"line {line}: a NUL byte (is this a binary file?)"])
     if problems := check_syntax(text):
-        return ParsedFile([], problems)
+        records, errors = _read_clean_entries(text)
+        return ParsedFile(records, _by_line(problems + errors))
+    return ParsedFile(*_read_entries(text))
+
+
+def _read_entries(text: str, first_line: int = 1) -> tuple[list[WorkRecord], list[str]]:
+    """The records of a text that reads cleanly, and its entries' errors; lines counted from
+    `first_line` (the text may be a piece of a file)."""
     library = bibtexparser.parse_string(text)
-    errors = [_describe_failed_block(block) for block in library.failed_blocks]
+    errors = [_describe_failed_block(block, first_line) for block in library.failed_blocks]
     records = []
     for entry in library.entries:
+        line = entry.start_line + first_line
         try:
-            records.append(record_from_entry(entry))
+            record = record_from_entry(entry)
         except BibtexError as error:
-            errors.append(f"entry {entry.key!r} (line {entry.start_line + 1}): {error}")
-    return ParsedFile(records, errors)
+            errors.append(f"entry {entry.key!r} (line {line}): {error}")
+            continue
+        record.line = line
+        records.append(record)
+    return records, errors
 
 
-def _describe_failed_block(block) -> str:
-    line = block.start_line + 1
+ENTRY_START = re.compile(r"^[ \t]*@", re.MULTILINE)
+
+
+def _read_clean_entries(text: str) -> tuple[list[WorkRecord], list[str]]:
+    """Of a file with syntax errors, the entries that read cleanly on their own (each piece
+    from one line starting with @ to the next); the broken ones are check_syntax's to report."""
+    starts = [found.start() for found in ENTRY_START.finditer(text)] + [len(text)]
+    records: list[WorkRecord] = []
+    errors: list[str] = []
+    for start, end in zip(starts, starts[1:], strict=False):
+        piece = text[start:end]
+        if check_syntax(piece):
+            continue
+        read, problems = _read_entries(piece, first_line=text.count("\n", 0, start) + 1)
+        records += read
+        errors += problems
+    return records, errors
+
+
+def _by_line(errors: list[str]) -> list[str]:
+    """Errors in the file's order (each names its line: 'line 10: ...', '... (line 15): ...')."""
+
+    def line_of(error: str) -> int:
+        found = re.search(r"\bline (\d+)", error)
+        return int(found.group(1)) if found else 0
+
+    return sorted(errors, key=line_of)
+
+
+def _describe_failed_block(block, first_line: int = 1) -> str:
+    line = block.start_line + first_line
     error = getattr(block, "error", None)
     if type(block).__name__ == "DuplicateBlockKeyBlock":
         return f"entry {block.key!r} (line {line}): duplicate key in the file"
@@ -360,11 +403,17 @@ class ImportPlan:
         return not self.errors
 
     def summary(self) -> str:
-        return (
+        counts = (
             f"{len(self.create)} new, {len(self.update)} with differences, "
             f"{len(self.unchanged)} unchanged, {len(self.same_work)} matched under another key, "
-            f"{len(self.duplicates)} duplicates skipped, {len(self.errors)} errors"
+            f"{len(self.duplicates)} duplicates skipped"
         )
+        if self.ok:
+            return f"{counts}, 0 errors"
+        # The counts are what the import will apply once the file is fixed; with errors it
+        # applies nothing, and says so (a bare "1 new" read as if it would be imported).
+        errors = f"{len(self.errors)} error{'' if len(self.errors) == 1 else 's'}"
+        return f"{errors}: nothing is imported until they are fixed; then {counts}"
 
 
 # What an import never changes on a stored work: its era (the survey is closed), the source of
