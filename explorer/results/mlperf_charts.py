@@ -13,7 +13,7 @@ from typing import Any
 
 from catalogue.version import per_version
 from explorer.web.log_ticks import log_axis
-from explorer.web.palette import accelerator_colour
+from explorer.web.palette import accelerator_colour, accelerator_symbol
 from explorer.web.plotly_text import marker_traces
 from explorer.web.script_json import script_json
 
@@ -107,7 +107,9 @@ def _by_device(points: list[dict], x: str, y: str, hover: str) -> list[dict[str,
     # Each accelerator its own colour on every chart (explorer/web/palette.py), not Plotly's
     # 10-colour cycle, which gave a V100 and a Gaudi 2 the same blue; unknown ones grey.
     def coloured(device: str) -> dict:
-        return {"marker": {"color": accelerator_colour(device)}}
+        return {
+            "marker": {"color": accelerator_colour(device), "symbol": accelerator_symbol(device)}
+        }
 
     return marker_traces(points, "device", x, y, lambda p: p["label"], hover, coloured)
 

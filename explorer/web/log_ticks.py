@@ -68,7 +68,9 @@ def log_ticks(values: Iterable) -> dict:
     if not found:
         return {}
     ticks = tick_values(min(found), max(found))
-    return {"tickmode": "array", "tickvals": ticks, "ticktext": [tick_text(t) for t in ticks]}
+    texts = [tick_text(t) for t in ticks]
+    # automargin: "100,000" is wider than Plotly's "1e5"; the axis title moves aside for it.
+    return {"tickmode": "array", "tickvals": ticks, "ticktext": texts, "automargin": True}
 
 
 def log_axis(axis: dict, values: Iterable) -> dict:

@@ -31,7 +31,7 @@ def level_colours(codes: list[str]) -> dict[str, str]:
 # The ranges leave gaps between vendors: the newest NVIDIA part is not read as a Google one.
 VENDOR_HUES = {"NVIDIA": (45, 160), "Google": (200, 245), "AMD": (345, 385), "Intel": (280, 320)}
 OTHER_HUES = (20, 40)  # a vendor the table does not know: orange to amber
-GENERATION_LIGHTNESS = (34, 50)  # percent, even and odd generations
+GENERATION_LIGHTNESS = (30, 50)  # percent, even and odd generations
 VARIANT_STEPS = (0, 18, -12, 26, 9)  # percent added, in turn; a sixth variant repeats the first
 SATURATION = 0.68
 UNKNOWN_DEVICE_COLOUR = "#999999"  # a system whose accelerator the catalogue does not name
@@ -72,6 +72,27 @@ def accelerator_colours() -> dict[str, str]:
 
 def accelerator_colour(slug: str) -> str:
     return accelerator_colours().get(slug, UNKNOWN_DEVICE_COLOUR)
+
+
+# The variants of a generation differ in shape as well as shade (a light and a dark green are
+# close on a chart of a dozen NVIDIA parts): the first a circle, the second a square...
+VARIANT_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross")
+
+
+@functools.cache
+def accelerator_symbols() -> dict[str, str]:
+    """Every device of the catalogue -> its marker symbol: its place among its generation's."""
+    seen: dict[str, int] = {}
+    symbols = {}
+    for slug in devices():
+        number = seen.get(generation(slug), 0)
+        seen[generation(slug)] = number + 1
+        symbols[slug] = VARIANT_SYMBOLS[number % len(VARIANT_SYMBOLS)]
+    return symbols
+
+
+def accelerator_symbol(slug: str) -> str:
+    return accelerator_symbols().get(slug, "circle")
 
 
 def _hex(hue: float, lightness: float, saturation: float) -> str:

@@ -22,6 +22,7 @@ def test_it_ticks_a_narrow_log_axis_at_1_2_and_5_with_full_numbers():
         "tickmode": "array",
         "tickvals": [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100],
         "ticktext": ["0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50", "100"],
+        "automargin": True,
     }
 
 
