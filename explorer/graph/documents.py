@@ -32,10 +32,10 @@ COLLECTION_CAVEAT = (
 PLAIN_BIBTEX = re.compile(r"[\w\s{}:;,.?!()/+'-]*")
 LABELLED = 15  # the best ranked nodes, named on the drawing where their label fits
 LABEL_POSITIONS = ["top center", "bottom center", "middle right", "middle left"]
-# A label's box as a share of the layout's width and height (about 170 x 16 px of a drawing
-# 1,000 x 720 px): two labels whose boxes meet are not drawn both, the lower ranked goes to
-# the hover text (the dense centre's labels were drawn over one another).
-LABEL_WIDTH, LABEL_HEIGHT = 0.17, 0.03
+# A label's box as a share of the layout's width and height (about 170 x 16 px and a gap, of
+# a drawing 1,000 x 720 px): two labels whose boxes meet are not drawn both, the lower ranked
+# goes to the hover text (the dense centre's labels were drawn over one another).
+LABEL_WIDTH, LABEL_HEIGHT = 0.17, 0.045
 Box = tuple[float, float, float, float]  # left, bottom, right, top
 
 

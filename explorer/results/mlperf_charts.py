@@ -118,8 +118,8 @@ def _legend_below(traces: int) -> dict[str, Any]:
     """A legend under the plot, the figure taller by its lines: a legend of 20 accelerators
     above the plot covered most of it on a phone (two names a line at 390 px)."""
     return {
-        "legend": {"orientation": "h", "x": 0, "y": -0.15, "yanchor": "top"},
-        "height": 440 + 12 * traces,
+        "legend": {"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"},
+        "height": 470 + 12 * traces,
         "margin": {"l": 60, "r": 10, "t": 10, "b": 40},
     }
 
