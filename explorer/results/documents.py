@@ -18,7 +18,7 @@ from catalogue.source_kinds import source_kind
 from catalogue.version import per_version
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.networks import networks
-from explorer.web.forms import QueryForm, WordChoiceField
+from explorer.web.forms import FastSelect, QueryForm, WordChoiceField
 from explorer.web.links import link
 
 from .choices import technique_choices
@@ -71,17 +71,23 @@ CSV_COLUMNS = [
 class ResultsForm(QueryForm):
     # Labels in words: the page's form shows them (the parameter names stay in the URL).
     technique = WordChoiceField(
-        required=False, choices=technique_choices, label="Technique", help_text="a technique's slug"
+        widget=FastSelect,
+        required=False,
+        choices=technique_choices,
+        label="Technique",
+        help_text="a technique's slug",
     )
     network = forms.CharField(
         required=False, max_length=200, label="Network", help_text="e.g. resnet-50"
     )
     family = forms.ChoiceField(
+        widget=FastSelect,
         required=False,
         choices=[("", "any family")] + StrategyFamily.choices,
         label="Strategy family",
     )
     status = forms.ChoiceField(
+        widget=FastSelect,
         required=False,
         choices=[("", "read or recalled"), ("read", "read"), ("recalled", "recalled")],
         label="Source status",
@@ -97,6 +103,7 @@ class ResultsForm(QueryForm):
         required=False, min_value=1, max_value=10**7, label="Devices, at most"
     )
     ordering = WordChoiceField(
+        widget=FastSelect,
         required=False,
         choices=[("", "default order")] + ORDERING_CHOICES,
         label="Order by",

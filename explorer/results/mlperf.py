@@ -15,7 +15,7 @@ from typing import Any
 from django import forms
 
 from explorer.web.errors import ApiError
-from explorer.web.forms import QueryForm, WordChoiceField
+from explorer.web.forms import FastSelect, QueryForm, WordChoiceField
 from explorer.web.links import link
 
 from .choices import benchmark_choices, round_choices, technique_choices
@@ -50,12 +50,19 @@ CSV_COLUMNS = [
 class MlperfForm(QueryForm):
     # Labels in words for the page's form; technique, round and benchmark are lists read from
     # the data (the schema's enums: explorer/web/schema.py).
-    technique = WordChoiceField(required=False, choices=technique_choices, label="Technique")
+    technique = WordChoiceField(
+        widget=FastSelect, required=False, choices=technique_choices, label="Technique"
+    )
     network = forms.CharField(required=False, max_length=200, label="Network")
     round = WordChoiceField(
-        required=False, choices=round_choices, label="Round", help_text="e.g. v4.0"
+        widget=FastSelect,
+        required=False,
+        choices=round_choices,
+        label="Round",
+        help_text="e.g. v4.0",
     )
     benchmark = WordChoiceField(
+        widget=FastSelect,
         required=False,
         choices=benchmark_choices,
         label="Benchmark",
@@ -66,6 +73,7 @@ class MlperfForm(QueryForm):
     )
     submitter = forms.CharField(required=False, max_length=100, label="Submitter")
     division = forms.ChoiceField(
+        widget=FastSelect,
         required=False,
         choices=[("", "either division"), ("closed", "closed"), ("open", "open")],
         label="Division",
@@ -77,6 +85,7 @@ class MlperfForm(QueryForm):
         required=False, min_value=1, max_value=10**7, label="Accelerators, at most"
     )
     ordering = WordChoiceField(
+        widget=FastSelect,
         required=False,
         choices=[("", "newest round, then fastest")] + ORDERING,
         label="Order by",
