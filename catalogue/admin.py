@@ -135,6 +135,7 @@ def category_filter(lookup: str) -> type[admin.SimpleListFilter]:
     class CategoryFilter(admin.SimpleListFilter):
         title = "category"
         parameter_name = "category"
+        template = "admin/catalogue/category_filter.html"  # folded until a category is chosen
 
         def lookups(self, request, model_admin):
             ordered = sorted(Category.objects.all(), key=section_order)

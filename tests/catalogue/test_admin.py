@@ -286,3 +286,12 @@ def test_the_category_filter_lists_categories_in_section_order(curator_client):
         "§4.2 Category b",
         "§10 Category d",
     ]
+
+
+@pytest.mark.django_db
+def test_the_category_filter_is_folded_until_a_category_is_chosen(curator_client):
+    category = make_category("ops", name="Operators", section="4")
+    folded = curator_client.get("/admin/catalogue/work/").content.decode()
+    assert '<details data-filter-title="category">' in folded
+    chosen = curator_client.get(f"/admin/catalogue/work/?category={category.pk}").content.decode()
+    assert '<details data-filter-title="category" open>' in chosen
