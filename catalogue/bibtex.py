@@ -18,7 +18,7 @@ import bibtexparser
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 from bibtexparser.model import Entry, Field
 
-from catalogue.bibtex_syntax import check_syntax
+from catalogue.bibtex_syntax import by_line, check_syntax, clean_pieces
 from catalogue.constants import KEY_REGEX, PLAIN_FIELDS, WORK_FIELDS
 from catalogue.latex import (
     VERBATIM_FIELDS,
@@ -252,17 +252,18 @@ def decode_bibtex(data: bytes) -> str:
 
 
 def parse_bibtex(text: str) -> ParsedFile:
-    """Parse a whole file; every entry that cannot be read is named in `errors`, each with its
-    line. A file with a syntax error still has its other entries read, so that the report lists
-    every error at once (a missing comma no longer hides a bad year further down) and the
-    preview counts what the file would do once fixed; an import with any error writes nothing
-    (`ImportPlan.ok`)."""
+    """Parse a whole file; every entry that cannot be read is named in `errors` with its line.
+    A syntax error does not stop the other entries being read: the report lists every error at
+    once, the preview counts what the fixed file would do; with any error an import writes
+    nothing (`ImportPlan.ok`)."""
     if "\x00" in text:  # PostgreSQL refuses NUL in text; no BibTeX file has one
         line = text.count("\n", 0, text.index("\x00")) + 1
         return ParsedFile([], [f"line {line}: a NUL byte (is this a binary file?)"])
-    if problems := check_syntax(text):
-        records, errors = _read_clean_entries(text)
-        return ParsedFile(records, _by_line(problems + errors))
+    if problems := check_syntax(text):  # the entries that read cleanly on their own too
+        pieces = [_read_entries(piece, line) for piece, line in clean_pieces(text)]
+        records = [record for read, _ in pieces for record in read]
+        errors = [error for _, found in pieces for error in found]
+        return ParsedFile(records, by_line(problems + errors))
     return ParsedFile(*_read_entries(text))
 
 
@@ -282,35 +283,6 @@ def _read_entries(text: str, first_line: int = 1) -> tuple[list[WorkRecord], lis
         record.line = line
         records.append(record)
     return records, errors
-
-
-ENTRY_START = re.compile(r"^[ \t]*@", re.MULTILINE)
-
-
-def _read_clean_entries(text: str) -> tuple[list[WorkRecord], list[str]]:
-    """Of a file with syntax errors, the entries that read cleanly on their own (each piece
-    from one line starting with @ to the next); the broken ones are check_syntax's to report."""
-    starts = [found.start() for found in ENTRY_START.finditer(text)] + [len(text)]
-    records: list[WorkRecord] = []
-    errors: list[str] = []
-    for start, end in zip(starts, starts[1:], strict=False):
-        piece = text[start:end]
-        if check_syntax(piece):
-            continue
-        read, problems = _read_entries(piece, first_line=text.count("\n", 0, start) + 1)
-        records += read
-        errors += problems
-    return records, errors
-
-
-def _by_line(errors: list[str]) -> list[str]:
-    """Errors in the file's order (each names its line: 'line 10: ...', '... (line 15): ...')."""
-
-    def line_of(error: str) -> int:
-        found = re.search(r"\bline (\d+)", error)
-        return int(found.group(1)) if found else 0
-
-    return sorted(errors, key=line_of)
 
 
 def _describe_failed_block(block, first_line: int = 1) -> str:
