@@ -4,6 +4,7 @@ that previews what will change before anything is written."""
 from __future__ import annotations
 
 import hashlib
+import re
 
 from django import forms
 from django.conf import settings
@@ -15,6 +16,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 
 from catalogue import bibtex
+from catalogue.latex import shortened
 from catalogue.models import (
     Assignment,
     Author,
@@ -115,6 +117,40 @@ class EvidenceFilter(admin.SimpleListFilter):
         return queryset.filter(assignments__evidence=self.value()).distinct()
 
 
+def section_order(category: Category) -> tuple:
+    """§1 < §2.3.1 < §4.2 < §10 (numbers, not text); the categories after the survey next, by
+    the section they extend, then any without a section, by code."""
+    section = category.section or category.extends
+    numbers = tuple(int(part) for part in re.findall(r"\d+", section or ""))
+    return (not numbers, bool(category.extends), numbers, category.code)
+
+
+FILTER_LABEL_LENGTH = 40  # the filter column keeps its width; the list keeps the page
+
+
+def category_filter(lookup: str) -> type[admin.SimpleListFilter]:
+    """A category filter over `lookup` (the category's id on the filtered model), its
+    categories in section order and each label short enough not to widen the filter column."""
+
+    class CategoryFilter(admin.SimpleListFilter):
+        title = "category"
+        parameter_name = "category"
+        template = "admin/catalogue/category_filter.html"  # folded until a category is chosen
+
+        def lookups(self, request, model_admin):
+            ordered = sorted(Category.objects.all(), key=section_order)
+            return [(str(c.pk), shortened(str(c), FILTER_LABEL_LENGTH)) for c in ordered]
+
+        def queryset(self, request, queryset):
+            if not self.value():
+                return queryset
+            if not self.value().isdigit():
+                return queryset.none()
+            return queryset.filter(**{lookup: int(self.value())}).distinct()
+
+    return CategoryFilter
+
+
 class LabelledInlineFormSet(BaseInlineFormSet):
     """Every control of a tabular inline's row names itself (aria-label): the table's column
     header is no label a screen reader (or axe) can tie to the control."""
@@ -181,7 +217,7 @@ class WorkAdmin(CuratedAdmin):
     list_filter = [
         "era",
         LevelFilter,
-        "assignments__category",
+        category_filter("assignments__category"),
         EvidenceFilter,
         "year",
         "entry_type",
@@ -215,7 +251,7 @@ class WorkAdmin(CuratedAdmin):
 
     @admin.display(description="title", ordering="title")
     def short_title(self, work: Work) -> str:
-        return bibtex.display_text(work.title)[:90]
+        return shortened(bibtex.display_text(work.title), 90)
 
     def get_urls(self):
         upload = self.admin_site.admin_view(self.upload_bibtex)
@@ -295,7 +331,7 @@ class CategoryAdmin(CuratedAdmin):
 @admin.register(Assignment)
 class AssignmentAdmin(CuratedAdmin):
     list_display = ["work", "category", "evidence"]
-    list_filter = ["evidence", "category"]
+    list_filter = ["evidence", category_filter("category")]
     search_fields = ["work__key", "work__title", "category__code", "source_note"]
     autocomplete_fields = ["work", "category"]
     list_select_related = ["work", "category"]

@@ -19,7 +19,7 @@ from bibtexparser.middlewares.names import parse_single_name_into_parts
 from bibtexparser.middlewares.parsestack import default_unparse_stack
 from bibtexparser.model import Entry, Field
 
-from catalogue.bibtex_syntax import check_syntax
+from catalogue.bibtex_syntax import by_line, check_syntax, clean_pieces
 from catalogue.constants import KEY_REGEX, PLAIN_FIELDS, WORK_FIELDS
 from catalogue.latex import (
     VERBATIM_FIELDS,
@@ -253,26 +253,41 @@ def decode_bibtex(data: bytes) -> str:
 
 
 def parse_bibtex(text: str) -> ParsedFile:
-    """Parse a whole file; every entry that cannot be read is named in `errors`, and a file
-    with a syntax error yields no records at all (an import is all or nothing)."""
+    """Parse a whole file; every entry that cannot be read is named in `errors` with its line.
+    A syntax error does not stop the other entries being read: the report lists every error at
+    once, the preview counts what the fixed file would do; with any error an import writes
+    nothing (`ImportPlan.ok`)."""
     if "\x00" in text:  # PostgreSQL refuses NUL in text; no BibTeX file has one
         line = text.count("\n", 0, text.index("\x00")) + 1
         return ParsedFile([], [f"line {line}: a NUL byte (is this a binary file?)"])
-    if problems := check_syntax(text):
-        return ParsedFile([], problems)
+    if problems := check_syntax(text):  # the entries that read cleanly on their own too
+        pieces = [_read_entries(piece, line) for piece, line in clean_pieces(text)]
+        records = [record for read, _ in pieces for record in read]
+        errors = [error for _, found in pieces for error in found]
+        return ParsedFile(records, by_line(problems + errors))
+    return ParsedFile(*_read_entries(text))
+
+
+def _read_entries(text: str, first_line: int = 1) -> tuple[list[WorkRecord], list[str]]:
+    """The records of a text that reads cleanly, and its entries' errors; lines counted from
+    `first_line` (the text may be a piece of a file)."""
     library = bibtexparser.parse_string(text)
-    errors = [_describe_failed_block(block) for block in library.failed_blocks]
+    errors = [_describe_failed_block(block, first_line) for block in library.failed_blocks]
     records = []
     for entry in library.entries:
+        line = entry.start_line + first_line
         try:
-            records.append(record_from_entry(entry))
+            record = record_from_entry(entry)
         except BibtexError as error:
-            errors.append(f"entry {entry.key!r} (line {entry.start_line + 1}): {error}")
-    return ParsedFile(records, errors)
+            errors.append(f"entry {entry.key!r} (line {line}): {error}")
+            continue
+        record.line = line
+        records.append(record)
+    return records, errors
 
 
-def _describe_failed_block(block) -> str:
-    line = block.start_line + 1
+def _describe_failed_block(block, first_line: int = 1) -> str:
+    line = block.start_line + first_line
     error = getattr(block, "error", None)
     if type(block).__name__ == "DuplicateBlockKeyBlock":
         return f"entry {block.key!r} (line {line}): duplicate key in the file"
@@ -365,11 +380,17 @@ class ImportPlan:
         return not self.errors
 
     def summary(self) -> str:
-        return (
+        counts = (
             f"{len(self.create)} new, {len(self.update)} with differences, "
             f"{len(self.unchanged)} unchanged, {len(self.same_work)} matched under another key, "
-            f"{len(self.duplicates)} duplicates skipped, {len(self.errors)} errors"
+            f"{len(self.duplicates)} duplicates skipped"
         )
+        if self.ok:
+            return f"{counts}, 0 errors"
+        # The counts are what the import will apply once the file is fixed; with errors it
+        # applies nothing, and says so (a bare "1 new" read as if it would be imported).
+        errors = f"{len(self.errors)} error{'' if len(self.errors) == 1 else 's'}"
+        return f"{errors}: nothing is imported until they are fixed; then {counts}"
 
 
 # What an import never changes on a stored work: its era (the survey is closed), the source of

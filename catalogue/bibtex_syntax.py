@@ -250,3 +250,28 @@ def _read_quoted(scanner: Scanner, start: int, where: str) -> None:
         elif char == "\n" and ENTRY_START.match(text, position):
             break
     raise SyntaxProblem(start, f"unclosed quote: the '\"' that opens {where} is never closed")
+
+
+ENTRY_START = re.compile(r"^[ \t]*@", re.MULTILINE)
+
+
+def clean_pieces(text: str) -> list[tuple[str, int]]:
+    """The pieces of a file (each from a line starting with @ to the next) that read cleanly on
+    their own, each with the line it starts on: the entries a file with a syntax error still
+    has (catalogue/bibtex.py reads them, so that every error is reported at once)."""
+    starts = [found.start() for found in ENTRY_START.finditer(text)] + [len(text)]
+    return [
+        (text[start:end], text.count("\n", 0, start) + 1)
+        for start, end in zip(starts, starts[1:], strict=False)
+        if not check_syntax(text[start:end])
+    ]
+
+
+def by_line(errors: list[str]) -> list[str]:
+    """Errors in the file's order (each names its line: 'line 10: ...', '... (line 15): ...')."""
+
+    def line_of(error: str) -> int:
+        found = re.search(r"\bline (\d+)", error)
+        return int(found.group(1)) if found else 0
+
+    return sorted(errors, key=line_of)

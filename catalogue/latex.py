@@ -60,3 +60,14 @@ def escape_specials(value: str) -> str:
         ("\\^{}" if char == "^" else "\\" + char) if index in positions else char
         for index, char in enumerate(value)
     )
+
+
+def shortened(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, at a word where one is near, with an ellipsis
+    when cut (a title cut bare at 80 characters read as if it ended there)."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + "…"

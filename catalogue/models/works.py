@@ -16,7 +16,7 @@ from django.utils.functional import cached_property
 
 from catalogue import search as fulltext
 from catalogue.constants import KEY_REGEX, SURVEY_KEY, WORK_FIELDS
-from catalogue.latex import display_text
+from catalogue.latex import display_text, shortened
 from catalogue.models.choices import ERA_FILTER_VALUES, Era, Provenance
 from catalogue.models.curation import Curated
 from catalogue.models.people import Author, Authorship
@@ -364,7 +364,7 @@ class Work(Curated):
 
     def __str__(self) -> str:
         # As the admin's lists and messages show it: braces and accents as a reader sees them.
-        return f"{self.key}: {display_text(self.title)[:80]}"
+        return f"{self.key}: {shortened(display_text(self.title), 80)}"
 
     def get_absolute_url(self) -> str:
         return self.path_for(self.key)

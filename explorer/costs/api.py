@@ -34,7 +34,37 @@ from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
-from explorer.web.schema import field_schema
+from explorer.web.schema import document, field_schema
+
+EVALUATION = document(
+    "Evaluation",
+    {
+        "id": "int",
+        "label": "str",
+        "formula": "str",
+        "status": "str",
+        "status_note": "str",
+        "quantity": "str",
+        "asymptotic": "bool",
+        "unit": "str",
+        "variables": "obj",
+        "value": "~num",  # at one point; a sweep answers `sweep` and `series` instead
+        "sweep": "~obj",
+        "series": "~obj",
+    },
+)
+PLOT = document(
+    "CostPlot",
+    {
+        "name": "str",
+        "description": "str",
+        "formulas": "list",
+        "unconfirmed": "list",
+        "figure": "obj",
+        "data": "obj",
+        "html_url": "str",
+    },
+)
 
 
 @cached_for_anonymous
@@ -135,7 +165,7 @@ class EvaluateView(ReadOnlyCostView):
         parameters=evaluate_parameters(),
         responses={
             200: OpenApiResponse(
-                OpenApiTypes.OBJECT,
+                EVALUATION,
                 examples=[
                     OpenApiExample(
                         "tree allreduce",
@@ -181,7 +211,7 @@ class PlotView(DeclaredQuery, ReadOnlyCostView):
             "answer 400, keyed by parameter. `formulas` lists each formula with its status, "
             "`unconfirmed` the labels of those not confirmed."
         ),
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        responses={200: PLOT, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request, name: str):
         if name not in cost_plots.PLOT_NAMES:

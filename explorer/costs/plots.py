@@ -45,6 +45,7 @@ from explorer.costs.params import (
 from explorer.costs.presets import Layer
 from explorer.costs.records import CostFormula, Operator, ParameterError, operators
 from explorer.costs.wd_plane import wd_plane
+from explorer.web.log_ticks import log_axis
 from explorer.web.plotly_text import plotly_text
 
 # (b) Average parallelism against a swept size -------------------------------------------------
@@ -88,8 +89,11 @@ def parallelism_plot(chosen: list[Operator], sweep: Sweep) -> dict:
         "data": traces,
         "layout": {
             "title": {"text": f"Average parallelism W/D against {axis_help}"},
-            "xaxis": {"type": "log", "title": {"text": axis_help}},
-            "yaxis": {"type": "log", "title": {"text": "average parallelism W/D"}},
+            "xaxis": log_axis({"type": "log", "title": {"text": axis_help}}, sweep.values),
+            "yaxis": log_axis(
+                {"type": "log", "title": {"text": "average parallelism W/D"}},
+                [t["y"] for t in traces],
+            ),
             "legend": {"orientation": "h", "y": -0.2},
             "margin": {"t": 50, "r": 10},
         },
@@ -193,8 +197,13 @@ def brent_plot(op: Operator, bounds: list[CostFormula], layer: Layer, p_max: int
         "data": traces,
         "layout": {
             "title": {"text": title, "font": {"size": 14}},
-            "xaxis": {"type": "log", "title": {"text": "processors p"}},
-            "yaxis": {"type": "log", "title": {"text": "run time T_p (steps)"}},
+            "xaxis": log_axis(
+                {"type": "log", "title": {"text": "processors p"}}, [t["x"] for t in traces]
+            ),
+            "yaxis": log_axis(
+                {"type": "log", "title": {"text": "run time T_p (steps)"}},
+                [t["y"] for t in traces],
+            ),
             "legend": {"orientation": "h", "y": -0.2},
             "margin": {"t": 50, "r": 10},
         },
@@ -289,8 +298,10 @@ def allreduce_plot(formulas: list[CostFormula], settings: dict[str, float], axis
         "data": traces,
         "layout": {
             "title": {"text": title, "font": {"size": 14}},
-            "xaxis": {"type": "log", "title": {"text": axis_title}},
-            "yaxis": {"type": "log", "title": {"text": "time (s)"}},
+            "xaxis": log_axis({"type": "log", "title": {"text": axis_title}}, x.tolist()),
+            "yaxis": log_axis(
+                {"type": "log", "title": {"text": "time (s)"}}, [y for _, y in curves]
+            ),
             "legend": {"orientation": "h", "y": -0.2},
             "margin": {"t": 50, "r": 10},
         },

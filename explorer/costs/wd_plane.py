@@ -13,6 +13,7 @@ from explorer.costs.numbers import (
 )
 from explorer.costs.presets import Layer, Preset
 from explorer.costs.records import TABLE_COLOURS, Operator, ParameterError
+from explorer.web.log_ticks import log_ticks
 from explorer.web.plotly_text import plotly_text
 
 WD_PLANE_DESCRIPTION = (
@@ -161,7 +162,9 @@ def _log_axis(title: str, values: list[float], margin: float) -> dict:
     extreme values, so that the guides do not stretch it; Plotly's own range when empty."""
     axis = {"type": "log", "title": {"text": title}}
     if values:
-        axis["range"] = [math.log10(min(values) / margin), math.log10(max(values) * margin)]
+        low, high = min(values) / margin, max(values) * margin
+        axis["range"] = [math.log10(low), math.log10(high)]
+        axis |= log_ticks([low, high])
     return axis
 
 

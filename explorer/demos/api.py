@@ -30,7 +30,48 @@ from explorer.demos.service import (
 )
 from explorer.demos.tasks import wait_for_run
 from explorer.web.query import DeclaredQuery
+from explorer.web.schema import document
 from explorer.web.throttling import DemoRunThrottle
+
+# The JSON answers' shapes (explorer/web/schema.py's `document`): a run as its URL shows it,
+# the synchronous run's result, and the answer of a run still queued or running.
+RUN = document(
+    "DemoRunStatus",
+    {
+        "id": "int",
+        "slug": "str",
+        "version": "int",
+        "params": "obj",
+        "status": "str",
+        "progress": "num",
+        "progress_message": "str",
+        "queue_position": "int?",
+        "attempts": "int",
+        "queued_at": "time",
+        "started_at": "time?",
+        "finished_at": "time?",
+        "elapsed_s": "num?",
+        "url": "str",
+        "html_url": "str",
+        "result": "~any",  # once succeeded
+        "error": "~str",  # once failed, with the limit it passed (if any)
+        "limit": "~str?",
+    },
+)
+RUN_RESULT = document(
+    "DemoRunResult",
+    {
+        "slug": "str",
+        "version": "int",
+        "params": "obj",
+        "cached": "bool",
+        "elapsed_s": "num?",
+        "result": "any",
+    },
+)
+RUN_WAITING = document(
+    "DemoRunWaiting", {"id": "int", "status": "str", "url": "str", "html_url": "str"}
+)
 
 
 class DemoParamSerializer(serializers.Serializer):
@@ -95,7 +136,8 @@ class DemoRunView(APIView):
         request=inline_serializer("DemoRunNow", {"params": serializers.DictField(required=False)}),
         examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
         operation_id="demos_run",
-        responses={code: OpenApiTypes.OBJECT for code in (200, 202, 400, 404, 422, 429)},
+        responses={200: RUN_RESULT, 202: RUN_WAITING}
+        | {code: OpenApiTypes.OBJECT for code in (400, 404, 422, 429)},
     )
     def post(self, request, slug: str):
         demo = demo_or_404(slug)
@@ -122,7 +164,8 @@ class DemoRunCreateView(APIView):
         request=RUN_REQUEST,
         examples=[OpenApiExample("pipeline-bubble", value={"params": {"P": 4, "M": 8}})],
         operation_id="demos_runs_create",
-        responses={code: OpenApiTypes.OBJECT for code in (200, 202, 400, 404, 429)},
+        responses={200: RUN, 202: RUN_WAITING}
+        | {code: OpenApiTypes.OBJECT for code in (400, 404, 429)},
     )
     def post(self, request, slug: str):
         demo = demo_or_404(slug)
@@ -139,7 +182,7 @@ class DemoRunDetailView(DeclaredQuery, APIView):
     @extend_schema(
         summary="One demo run: status, progress, and its result or error once finished",
         operation_id="demos_runs_retrieve",
-        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+        responses={200: RUN, 404: OpenApiTypes.OBJECT},
     )
     def get(self, request, pk: int):
         return Response(run_document(fresh_run(pk)))

@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from explorer.web.log_ticks import log_ticks
+
 
 class Series(NamedTuple):
     name: str
@@ -64,7 +66,11 @@ def line_figure(
     log_y: bool = False,
 ) -> dict[str, Any]:
     traces = [_scatter_trace(one) for one in series]
-    return {"data": traces, "layout": _layout(title, x_label, y_label, log_x, log_y)}
+    layout = _layout(title, x_label, y_label, log_x, log_y)
+    for axis, name in (("xaxis", "x"), ("yaxis", "y")):
+        if layout[axis].get("type") == "log":
+            layout[axis] |= log_ticks([trace[name] for trace in traces])
+    return {"data": traces, "layout": layout}
 
 
 def bar_figure(
@@ -81,6 +87,8 @@ def bar_figure(
         for name, values in series
     ]
     layout = _layout(title, x_label, y_label, False, log_y) | {"barmode": "group"}
+    if log_y:
+        layout["yaxis"] |= log_ticks([trace["y"] for trace in traces])
     return {"data": traces, "layout": layout}
 
 

@@ -13,8 +13,24 @@ from rest_framework.views import APIView
 
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
+from explorer.web.schema import document
 
 from .documents import DevicesForm, answer, vendors
+
+DEVICES = document(
+    "Devices",
+    {
+        "count": "int",
+        "total": "int",
+        "conventions": "str",
+        "source_kinds": "obj",
+        "value_counts": "obj",
+        "columns": "list",
+        "devices": "list",
+        "page_url": "str",
+        "api_url": "str",
+    },
+)
 
 
 class DevicesView(DeclaredQuery, APIView):
@@ -31,7 +47,7 @@ class DevicesView(DeclaredQuery, APIView):
             "divisor with its reason (a sparse or bidirectional figure halved). Vendors: "
             + ", ".join(vendors())
         ),
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        responses={200: DEVICES, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
         return Response(answer(request.GET))  # ApiError: a 400 keyed by parameter

@@ -17,7 +17,7 @@ from catalogue.devices import (
     devices,
 )
 from explorer.templatetags.explorer_tags import si
-from explorer.web.forms import QueryForm
+from explorer.web.forms import QueryForm, WordChoiceField
 from explorer.web.links import link
 
 
@@ -51,7 +51,7 @@ def _choices(values) -> list[tuple[str, str]]:
 class DevicesForm(QueryForm):
     vendor = forms.ChoiceField(required=False, choices=(), help_text="a vendor, e.g. NVIDIA")
     kind = forms.ChoiceField(required=False, choices=_choices(KINDS))
-    ordering = forms.ChoiceField(
+    ordering = WordChoiceField(  # a refusal lists the allowed values
         required=False,
         choices=_choices([*SORT_KEYS, *(f"-{k}" for k in SORT_KEYS)]),
         help_text="a column (name, vendor, memory, a bandwidth or a precision); '-' first for "

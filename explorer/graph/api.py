@@ -48,6 +48,7 @@ from explorer.web.forms import QueryForm, echoed
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
+from explorer.web.schema import document
 
 GRAPH_FORMATS = {
     "json": "application/json",
@@ -57,6 +58,57 @@ GRAPH_FORMATS = {
 }
 MAX_TOP = 50
 CSV_COLUMNS = ["citing", "cited", "provenance", "evidence_source", "evidence_excerpt"]
+
+
+# The JSON answers' shapes (explorer/web/schema.py's `document`).
+GRAPH = document(
+    "CitationGraph",  # networkx node-link data
+    {"directed": "bool", "multigraph": "bool", "graph": "obj", "nodes": "list", "edges": "list"},
+)
+SNOWBALL = document(
+    "Snowball",
+    {
+        "seeds": "list",
+        "direction": "str",
+        "rounds_requested": "int",
+        "keywords": "list",
+        "inclusion_filter": "obj",
+        "provenance": "list?",
+        "catalogue_works": "int",
+        "collected": "int",
+        "coverage": "num",
+        "saturated_at_round": "int?",
+        "rounds": "list",
+        "caveat": "str",
+        "method_caveat": "str",
+    },
+)
+RELATED = document(
+    "RelatedWorks",
+    {
+        "key": "str",
+        "cites": "int",
+        "cited_by": "int",
+        "co_citation": "list",
+        "coupling": "list",
+        "caveat": "str",
+    },
+)
+DATA_QUALITY = document(
+    "DataQuality",
+    {
+        "coverage": "obj",
+        "works_without_edges": "list",
+        "component_sizes": "list",
+        "after_survey": "obj",
+        "caveat": "str",
+        "cost_model_statuses": "list",
+        "category_statuses": "list",
+        "identities": "obj",
+        "identifiers": "obj",
+        "evidence": "obj",
+    },
+)
 
 
 class QueryFormatIgnored(DefaultContentNegotiation):
@@ -96,7 +148,7 @@ class CitationGraphView(ReadOnlyGraphView):
             "provenance, evidence source and excerpt. JSON is networkx node-link data. " + CAVEAT
         ),
         responses={
-            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "application/json"): GRAPH,
             **{(200, media.split(";")[0]): OpenApiTypes.STR for media in GRAPH_OTHER_FORMATS},
         },
     )
@@ -221,7 +273,7 @@ class SnowballView(ReadOnlyGraphView):
             "(level, category, years, q) turns candidates away. The survey node is left out. "
             + CAVEAT
         ),
-        responses={(200, "application/json"): OpenApiTypes.OBJECT},
+        responses={(200, "application/json"): SNOWBALL},
     )
     def get(self, request):
         """Queries: categories; graph version (+ works, citations when cold)."""
@@ -269,7 +321,7 @@ class RelatedWorksView(ReadOnlyGraphView):
             "coupling: works citing some of the same works. Counts are over edges among "
             "references (the survey's own reference list is left out). " + CAVEAT
         ),
-        responses={(200, "application/json"): OpenApiTypes.OBJECT},
+        responses={(200, "application/json"): RELATED},
     )
     def get(self, request, key: str):
         """Queries: graph version (+ works, citations when cold)."""
@@ -310,7 +362,7 @@ class RelatedWorksView(ReadOnlyGraphView):
 class DataQualityView(ReadOnlyGraphView):
     @extend_schema(
         summary="Coverage of the citation data, provenance mix, works without edges",
-        responses={(200, "application/json"): OpenApiTypes.OBJECT},
+        responses={(200, "application/json"): DATA_QUALITY},
     )
     def get(self, request):
         """Queries: graph version (+ works, citations when cold), then the four of the statuses

@@ -30,8 +30,13 @@ COLLECTION_CAVEAT = (
 )
 # BibTeX text that only protective braces keep from being plain (most titles).
 PLAIN_BIBTEX = re.compile(r"[\w\s{}:;,.?!()/+'-]*")
-LABELLED = 10  # nodes named on the drawing itself (the others on hover)
+LABELLED = 15  # the best ranked nodes, named on the drawing where their label fits
 LABEL_POSITIONS = ["top center", "bottom center", "middle right", "middle left"]
+# A label's box as a share of the layout's width and height (about 170 x 16 px and a gap, of
+# a drawing 1,000 x 720 px): two labels whose boxes meet are not drawn both, the lower ranked
+# goes to the hover text (the dense centre's labels were drawn over one another).
+LABEL_WIDTH, LABEL_HEIGHT = 0.17, 0.045
+Box = tuple[float, float, float, float]  # left, bottom, right, top
 
 
 def title_text(value: str) -> str:
@@ -160,6 +165,45 @@ def labelled(nodes: list[dict], size: str, centre: str) -> list[str]:
     return [centre, *keys] if centre and centre not in keys else keys
 
 
+def label_box(x: float, y: float, position: str) -> Box:
+    """Where a label drawn at `position` of the point (x, y) lies, in shares of the layout."""
+    dx = {"middle right": LABEL_WIDTH / 2 + 0.01, "middle left": -LABEL_WIDTH / 2 - 0.01}
+    dy = {"top center": LABEL_HEIGHT, "bottom center": -LABEL_HEIGHT}
+    cx, cy = x + dx.get(position, 0.0), y + dy.get(position, 0.0)
+    return (
+        cx - LABEL_WIDTH / 2,
+        cy - LABEL_HEIGHT / 2,
+        cx + LABEL_WIDTH / 2,
+        cy + LABEL_HEIGHT / 2,
+    )
+
+
+def overlaps(one: Box, other: Box) -> bool:
+    return one[0] < other[2] and other[0] < one[2] and one[1] < other[3] and other[1] < one[3]
+
+
+def place_labels(points: list[tuple[str, float, float]]) -> dict[str, str]:
+    """key -> label position for the points (key, x, y, in rank order, coordinates as shares
+    of the layout) whose label fits beside those placed before it; the others get none."""
+    placed: list[Box] = []
+    positions: dict[str, str] = {}
+    for key, x, y in points:
+        for position in LABEL_POSITIONS:
+            box = label_box(x, y, position)
+            if not any(overlaps(box, other) for other in placed):
+                placed.append(box)
+                positions[key] = position
+                break
+    return positions
+
+
+def _shares(nodes: list[dict]) -> dict[str, tuple[float, float]]:
+    """Each node's place as shares (0 to 1) of the layout's width and height."""
+    xs, ys = [n["x"] for n in nodes], [n["y"] for n in nodes]
+    width, height = (max(xs) - min(xs)) or 1.0, (max(ys) - min(ys)) or 1.0
+    return {n["key"]: ((n["x"] - min(xs)) / width, (n["y"] - min(ys)) / height) for n in nodes}
+
+
 def short_title(title: str, length: int = 28) -> str:
     """A title cut at a word boundary, for a label on the drawing."""
     title = title.split(":")[0] if 8 <= len(title.split(":")[0]) <= length else title
@@ -180,10 +224,11 @@ def graph_page_data(selection: GraphSelection, size: str, centre: str = "") -> d
         for key, attrs in selection.shown.nodes(data=True)
     ]
     nodes_by_key = {node["key"]: node for node in nodes}
-    for rank, key in enumerate(labelled(nodes, size, centre)):
+    shares = _shares(nodes) if nodes else {}
+    ranked = [(key, *shares[key]) for key in labelled(nodes, size, centre)]
+    for key, position in place_labels(ranked).items():
         nodes_by_key[key]["label"] = short_title(nodes_by_key[key]["title"])
-        # Around the marker in turn: the most cited works sit close together in the middle.
-        nodes_by_key[key]["label_position"] = LABEL_POSITIONS[rank % len(LABEL_POSITIONS)]
+        nodes_by_key[key]["label_position"] = position
     index = {node["key"]: i for i, node in enumerate(nodes)}
     edges = [
         [index[citing], index[cited], provs[0]]

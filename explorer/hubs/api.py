@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -14,6 +13,35 @@ from explorer.hubs.hub import load_hub
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
+from explorer.web.schema import document
+
+HUB = document(
+    "Hub",
+    {
+        "slug": "str",
+        "name": "str",
+        "section": "str",
+        "status": "str",
+        "extends": "str",
+        "description": "str",
+        "work_count": "int",
+        "url": "str",
+        "html_url": "str",
+        "status_label": "str",
+        "breadcrumbs": "list",
+        "siblings": "list",
+        "children": "list",
+        "techniques": "list",
+        "wd_points": "list",
+        "cost_plots": "list",
+        "demos": "list",
+        "works": "obj",
+        "citations": "obj",
+        "results": "list",
+        "mlperf": "list",
+        "links": "obj",
+    },
+)
 
 
 @cached_for_anonymous
@@ -31,7 +59,7 @@ class HubView(DeclaredQuery, APIView):  # no parameters
             "survey and after it with their evidence (the first 60 of each, and the count); the "
             "node's neighbourhood in the citation graph; links to the other pages."
         ),
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: HUB},
     )
     def get(self, request, slug: str):
         # An unknown slug: Http404, answered in the error shape. The document depends on the node,

@@ -20,9 +20,54 @@ from rest_framework.views import APIView
 from explorer.web.forms import NoParameters
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
+from explorer.web.schema import document
 
 from . import mlperf, mlperf_system
 from .documents import CSV_COLUMNS, ResultsForm, answer, csv_rows
+
+RESULTS = document(
+    "Results",
+    {
+        "count": "int",
+        "total": "int",
+        "results": "list",
+        "summary": "list",
+        "worst_predicted": "list",
+        "charts": "obj",
+        "about": "str",
+        "page_url": "str",
+        "api_url": "str",
+        "csv_url": "str",
+    },
+)
+MLPERF = document(
+    "MlperfScores",
+    {
+        "count": "int",
+        "total": "int",
+        "page": "int",
+        "pages": "int",
+        "results": "list",
+        "charts": "obj",
+        "about": "str",
+        "page_url": "str",
+        "api_url": "str",
+        "csv_url": "str",
+    },
+)
+MLPERF_SYSTEM = document("MlperfSystem", {"system": "obj", "scores": "list"})
+MLPERF_SCORE = document(
+    "MlperfScore",
+    {
+        "system": "obj",
+        "benchmark": "str",
+        "score": "obj",
+        "runs": "list",
+        "api_url": "str",
+        "prediction": "obj?",
+        "accuracy_url": "str",
+    },
+)
 
 
 class ReadOnlyView(DeclaredQuery, APIView):
@@ -56,7 +101,7 @@ class ResultsView(ReadOnlyView):
             "prediction (ratio predicted / measured) or why the planner cannot express it; "
             "`summary` per strategy family; `charts` the record charts' points."
         ),
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        responses={200: RESULTS, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
         return Response(_document(request))
@@ -87,7 +132,7 @@ class MlperfView(MlperfQueryView):
             "the source at its commit, and figures derived here, each with its formula; "
             "`charts` the chosen benchmark's chart points (resnet when none is chosen)."
         ),
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        responses={200: MLPERF, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
         return Response(_document(request, mlperf.answer))
@@ -107,7 +152,7 @@ class MlperfSystemView(NoQueryView):
     @extend_schema(
         operation_id="results_mlperf_system",
         summary="One MLPerf system and its scores",
-        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+        responses={200: MLPERF_SYSTEM, 404: OpenApiTypes.OBJECT},
     )
     def get(self, request, pk: int):
         return Response(mlperf_system.system_document(pk))
@@ -117,7 +162,7 @@ class MlperfScoreView(NoQueryView):
     @extend_schema(
         operation_id="results_mlperf_system_benchmark",
         summary="One MLPerf system's benchmark: its score and every run with its log",
-        responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+        responses={200: MLPERF_SCORE, 404: OpenApiTypes.OBJECT},
     )
     def get(self, request, pk: int, benchmark: str):
         return Response(mlperf_system.score_document(pk, benchmark))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.web.log_ticks import log_axis
+
 STATUS_SYMBOL = {"read": "circle", "derived": "diamond", "recalled": "circle-open"}
 
 
@@ -45,7 +47,10 @@ def figures(charts: dict[str, list[dict]]) -> dict[str, dict]:
         ],
         "layout": layout
         | {
-            "yaxis": {"title": {"text": "time to train (s, log)"}, "type": "log"},
+            "yaxis": log_axis(
+                {"title": {"text": "time to train (s, log)"}, "type": "log"},
+                [p["y"] for p in charts["resnet50_time_to_train"]],
+            ),
         },
     }
     utilisation = {

@@ -13,14 +13,15 @@ from typing import Any
 from django import forms
 
 from catalogue.bibtex import display_text
-from catalogue.models import Result, StrategyFamily, Technique
+from catalogue.models import Result, StrategyFamily
 from catalogue.source_kinds import source_kind
 from catalogue.version import per_version
 from explorer.planner.data import catalogue_formulas
 from explorer.planner.networks import networks
-from explorer.web.forms import QueryForm
+from explorer.web.forms import FastSelect, QueryForm, WordChoiceField
 from explorer.web.links import link
 
+from .choices import technique_choices
 from .predictions import predict, summary
 
 FIGURE_NAMES = (
@@ -68,27 +69,46 @@ CSV_COLUMNS = [
 
 
 class ResultsForm(QueryForm):
-    technique = forms.SlugField(required=False, max_length=80, help_text="a technique's slug")
-    network = forms.CharField(required=False, max_length=200, help_text="e.g. resnet-50")
-    family = forms.ChoiceField(required=False, choices=[("", "")] + StrategyFamily.choices)
-    status = forms.ChoiceField(
-        required=False, choices=[("", ""), ("read", "read"), ("recalled", "recalled")]
-    )
-    year_min = forms.IntegerField(required=False, min_value=1900, max_value=2100)
-    year_max = forms.IntegerField(required=False, min_value=1900, max_value=2100)
-    devices_min = forms.IntegerField(required=False, min_value=1, max_value=10**7)
-    devices_max = forms.IntegerField(required=False, min_value=1, max_value=10**7)
-    ordering = forms.ChoiceField(
+    # Labels in words: the page's form shows them (the parameter names stay in the URL).
+    technique = WordChoiceField(
+        widget=FastSelect,
         required=False,
-        choices=[("", "")] + ORDERING_CHOICES,
+        choices=technique_choices,
+        label="Technique",
+        help_text="a technique's slug",
+    )
+    network = forms.CharField(
+        required=False, max_length=200, label="Network", help_text="e.g. resnet-50"
+    )
+    family = forms.ChoiceField(
+        widget=FastSelect,
+        required=False,
+        choices=[("", "any family")] + StrategyFamily.choices,
+        label="Strategy family",
+    )
+    status = forms.ChoiceField(
+        widget=FastSelect,
+        required=False,
+        choices=[("", "read or recalled"), ("read", "read"), ("recalled", "recalled")],
+        label="Source status",
+    )
+    year_min = forms.IntegerField(required=False, min_value=1900, max_value=2100, label="From year")
+    year_max = forms.IntegerField(
+        required=False, min_value=1900, max_value=2100, label="Up to year"
+    )
+    devices_min = forms.IntegerField(
+        required=False, min_value=1, max_value=10**7, label="Devices, at least"
+    )
+    devices_max = forms.IntegerField(
+        required=False, min_value=1, max_value=10**7, label="Devices, at most"
+    )
+    ordering = WordChoiceField(
+        widget=FastSelect,
+        required=False,
+        choices=[("", "default order")] + ORDERING_CHOICES,
+        label="Order by",
         help_text="a figure (or year, devices, ratio); '-' first for descending",
     )
-
-    def clean_technique(self) -> str:
-        slug = self.cleaned_data["technique"]
-        if slug and not Technique.objects.filter(slug=slug).exists():
-            raise forms.ValidationError(f"no technique {slug!r}")
-        return slug
 
     @classmethod
     def parameter_names(cls) -> list[str]:

@@ -14,11 +14,11 @@ from typing import Any
 
 from django import forms
 
-from catalogue.models import Technique
 from explorer.web.errors import ApiError
-from explorer.web.forms import QueryForm
+from explorer.web.forms import FastSelect, QueryForm, WordChoiceField
 from explorer.web.links import link
 
+from .choices import benchmark_choices, round_choices, technique_choices
 from .mlperf_charts import chart_data
 from .mlperf_rows import all_rows
 
@@ -48,26 +48,52 @@ CSV_COLUMNS = [
 
 
 class MlperfForm(QueryForm):
-    technique = forms.SlugField(required=False, max_length=80)
-    network = forms.CharField(required=False, max_length=200)
-    round = forms.RegexField(SLUG, required=False, max_length=10, help_text="e.g. v4.0")
-    benchmark = forms.SlugField(required=False, max_length=40, help_text="e.g. resnet")
-    accelerator = forms.SlugField(required=False, max_length=80, help_text="a device's slug")
-    submitter = forms.CharField(required=False, max_length=100)
-    division = forms.ChoiceField(
-        required=False, choices=[("", ""), ("closed", "closed"), ("open", "open")]
+    # Labels in words for the page's form; technique, round and benchmark are lists read from
+    # the data (the schema's enums: explorer/web/schema.py).
+    technique = WordChoiceField(
+        widget=FastSelect, required=False, choices=technique_choices, label="Technique"
     )
-    devices_min = forms.IntegerField(required=False, min_value=1, max_value=10**7)
-    devices_max = forms.IntegerField(required=False, min_value=1, max_value=10**7)
-    ordering = forms.ChoiceField(required=False, choices=[("", "")] + ORDERING)
-    page = forms.IntegerField(required=False, min_value=1, max_value=10**6)
-    page_size = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE_SIZE)
-
-    def clean_technique(self) -> str:
-        slug = self.cleaned_data["technique"]
-        if slug and not Technique.objects.filter(slug=slug).exists():
-            raise forms.ValidationError(f"no technique {slug!r}")
-        return slug
+    network = forms.CharField(required=False, max_length=200, label="Network")
+    round = WordChoiceField(
+        widget=FastSelect,
+        required=False,
+        choices=round_choices,
+        label="Round",
+        help_text="e.g. v4.0",
+    )
+    benchmark = WordChoiceField(
+        widget=FastSelect,
+        required=False,
+        choices=benchmark_choices,
+        label="Benchmark",
+        help_text="e.g. resnet (the charts show resnet when none is chosen)",
+    )
+    accelerator = forms.SlugField(
+        required=False, max_length=80, label="Accelerator", help_text="a device's slug"
+    )
+    submitter = forms.CharField(required=False, max_length=100, label="Submitter")
+    division = forms.ChoiceField(
+        widget=FastSelect,
+        required=False,
+        choices=[("", "either division"), ("closed", "closed"), ("open", "open")],
+        label="Division",
+    )
+    devices_min = forms.IntegerField(
+        required=False, min_value=1, max_value=10**7, label="Accelerators, at least"
+    )
+    devices_max = forms.IntegerField(
+        required=False, min_value=1, max_value=10**7, label="Accelerators, at most"
+    )
+    ordering = WordChoiceField(
+        widget=FastSelect,
+        required=False,
+        choices=[("", "newest round, then fastest")] + ORDERING,
+        label="Order by",
+    )
+    page = forms.IntegerField(required=False, min_value=1, max_value=10**6, label="Page")
+    page_size = forms.IntegerField(
+        required=False, min_value=1, max_value=MAX_PAGE_SIZE, label="Scores per page"
+    )
 
 
 def figure(row: dict, name: str) -> float | None:

@@ -12,6 +12,8 @@ from collections import defaultdict
 from typing import Any
 
 from catalogue.version import per_version
+from explorer.web.log_ticks import log_axis
+from explorer.web.palette import accelerator_colour, accelerator_symbol
 from explorer.web.plotly_text import marker_traces
 from explorer.web.script_json import script_json
 
@@ -93,25 +95,31 @@ def _record(points: list[dict]) -> dict[str, Any]:
         "layout": LAYOUT
         | {
             "xaxis": {"title": {"text": "round"}, "type": "category"},
-            "yaxis": {"title": {"text": "time to train (min, log)"}, "type": "log"},
+            "yaxis": log_axis(
+                {"title": {"text": "time to train (min, log)"}, "type": "log"},
+                [p["minutes"] for p in points],
+            ),
         },
     }
 
 
 def _by_device(points: list[dict], x: str, y: str, hover: str) -> list[dict[str, Any]]:
-    # Systems whose accelerator the device catalogue does not name: grey, apart.
-    def grey_unknown(device: str) -> dict:
-        return {"marker": {"color": "#999"}} if device == "unknown" else {}
+    # Each accelerator its own colour on every chart (explorer/web/palette.py), not Plotly's
+    # 10-colour cycle, which gave a V100 and a Gaudi 2 the same blue; unknown ones grey.
+    def coloured(device: str) -> dict:
+        return {
+            "marker": {"color": accelerator_colour(device), "symbol": accelerator_symbol(device)}
+        }
 
-    return marker_traces(points, "device", x, y, lambda p: p["label"], hover, grey_unknown)
+    return marker_traces(points, "device", x, y, lambda p: p["label"], hover, coloured)
 
 
 def _legend_below(traces: int) -> dict[str, Any]:
     """A legend under the plot, the figure taller by its lines: a legend of 20 accelerators
     above the plot covered most of it on a phone (two names a line at 390 px)."""
     return {
-        "legend": {"orientation": "h", "x": 0, "y": -0.15, "yanchor": "top"},
-        "height": 440 + 12 * traces,
+        "legend": {"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"},
+        "height": 470 + 12 * traces,
         "margin": {"l": 60, "r": 10, "t": 10, "b": 40},
     }
 
@@ -128,8 +136,14 @@ def figures(charts: dict[str, Any]) -> dict[str, dict]:
         "layout": LAYOUT
         | _legend_below(len(data))
         | {
-            "xaxis": {"title": {"text": "accelerators (log)"}, "type": "log"},
-            "yaxis": {"title": {"text": "time to train (min, log)"}, "type": "log"},
+            "xaxis": log_axis(
+                {"title": {"text": "accelerators (log)"}, "type": "log"},
+                [p["accelerators"] for p in charts["scaling"]],
+            ),
+            "yaxis": log_axis(
+                {"title": {"text": "time to train (min, log)"}, "type": "log"},
+                [p["minutes"] for p in charts["scaling"]],
+            ),
         },
     }
     throughput = {
@@ -145,7 +159,10 @@ def figures(charts: dict[str, Any]) -> dict[str, dict]:
             # The accelerators' names are long: the axis makes room for them, rotated.
             "xaxis": {"type": "category", "automargin": True, "tickangle": -60},
             "margin": {"l": 60, "r": 10, "t": 10, "b": 40},
-            "yaxis": {"title": {"text": "samples/s per accelerator (derived, log)"}, "type": "log"},
+            "yaxis": log_axis(
+                {"title": {"text": "samples/s per accelerator (derived, log)"}, "type": "log"},
+                [p["rate"] for p in charts["throughput"]],
+            ),
         },
     }
     return {"record": _record(charts["record"]), "scaling": scaling, "throughput": throughput}

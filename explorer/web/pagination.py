@@ -4,6 +4,8 @@ from django.db.models import Count, Window
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 
+from explorer.web.words import echoed
+
 MAX_PAGE_NUMBER = 2**40  # page * page_size must fit an SQL OFFSET (beyond: the counted path)
 
 
@@ -31,8 +33,8 @@ class WorkPagination(PageNumberPagination):
                 "name": self.page_query_param,
                 "in": "query",
                 "required": False,
-                "description": "Page number, from 1 (a page past the last answers 404; "
-                "empty means 1).",
+                "description": "Page number, from 1, or last (a page past the last answers "
+                "404, a value that is no page number 400; empty means 1).",
                 "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_NUMBER},
                 "allowEmptyValue": True,
             },
@@ -45,6 +47,10 @@ class WorkPagination(PageNumberPagination):
             },
         ]
 
+    def paginate_queryset(self, queryset, request, view=None):
+        check_page_number(request.query_params.get(self.page_query_param, ""))
+        return super().paginate_queryset(queryset, request, view)
+
     def get_page_size(self, request):
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:
@@ -52,6 +58,14 @@ class WorkPagination(PageNumberPagination):
         if not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size:
             raise ValidationError({"page_size": page_size_message(raw)})
         return int(raw)
+
+
+def check_page_number(raw: str) -> None:
+    """A 400 naming `page` for a value that is no page number (DRF answers it 404 "Invalid
+    page.", as if a page were missing); a page past the last stays a 404."""
+    if raw == "" or raw == "last" or (raw.isascii() and raw.isdigit() and int(raw) >= 1):
+        return
+    raise ValidationError({"page": [f"must be a whole number from 1, or last (got {echoed(raw)})"]})
 
 
 def page_size_message(raw: str) -> str:

@@ -18,6 +18,7 @@ from django import forms
 from django.db import DatabaseError
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import build_parameter_type
+from drf_spectacular.utils import inline_serializer
 from rest_framework import permissions, serializers
 
 from explorer.web.forms import ChoiceParameter, NumberParameter
@@ -30,6 +31,8 @@ GENERATION = threading.RLock()
 
 # No query value of this API contains a NUL byte: the server refuses them (a 400).
 NO_NUL = "^[^\\x00]*$"
+# A choice whose list is empty (read from an empty catalogue): any string, every one refused.
+_NOTHING_YET = {"type": "string", "pattern": NO_NUL}
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -161,6 +164,9 @@ def query_parameter(name: str, field: forms.Field) -> dict:
             name, schema, "query", description=description, explode=True, style="form"
         )
     parameter = build_parameter_type(name, schema, "query", description=description)
+    if field.required:  # the export's ?format=: neither left out nor empty
+        parameter["required"] = True
+        return parameter
     # The forms count an empty value (?era=, a blank form field) as not given.
     parameter["allowEmptyValue"] = True
     return parameter
@@ -180,7 +186,10 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
             return {"type": "string", "pattern": NO_NUL}, False
         return {"type": "string", "enum": sorted(map(str, values))}, False
     if isinstance(field, forms.ChoiceField):
-        return {"type": "string", "enum": choices(field)}, False
+        # Choices read from the data (a technique) are none in an empty catalogue: an empty
+        # enum is not valid OpenAPI, and no value is read then (each is refused, a 400).
+        offered = choices(field)
+        return ({"type": "string", "enum": offered} if offered else dict(_NOTHING_YET)), False
     if isinstance(field, ChoiceParameter):
         return {"type": "string", "enum": list(field.choices)}, False
     if isinstance(field, NumberParameter):
@@ -212,3 +221,33 @@ def field_schema(field: forms.Field) -> tuple[dict, bool]:
 
 def choices(field: forms.ChoiceField) -> list[str]:
     return [str(value) for value, _ in field.choices if value not in ("", None)]
+
+
+# --- response documents ---------------------------------------------------------------------
+# A view that answers a document built in a pure module (a dict, not a serializer's output)
+# declares its shape here, so that a client or a fuzzer can check the body: each top-level key
+# with its JSON type. Nested parts are objects and arrays, not detailed further.
+_KINDS = {
+    "str": serializers.CharField,
+    "int": serializers.IntegerField,
+    "num": serializers.FloatField,
+    "bool": serializers.BooleanField,
+    "time": serializers.DateTimeField,
+    "obj": serializers.DictField,
+    "list": serializers.ListField,
+    "any": serializers.JSONField,
+}
+
+
+def document(name: str, fields: dict[str, str]) -> serializers.Serializer:
+    """The response schema `name` (an OpenAPI component) of a document whose keys are `fields`:
+    each a kind of _KINDS, "?" after it when the value may be null, "~" before it when the key
+    is not always there (e.g. {"count": "int", "prediction": "obj?", "result": "~obj"})."""
+    declared: dict[str, serializers.Field] = {}
+    for key, spec in fields.items():
+        optional, kind = spec.startswith("~"), spec.strip("~?")
+        options = {"required": not optional, "allow_null": spec.endswith("?")}
+        if kind == "str":
+            options["allow_blank"] = True  # an empty text is a text (no minLength)
+        declared[key] = _KINDS[kind](**options)
+    return inline_serializer(name, declared)

@@ -1,7 +1,7 @@
 """Exports of the current works filter: BibTeX, CSV, RIS (rispy) and CSL-JSON.
 
-A plain Django view rather than DRF: `?format=` names the export format here, and DRF reserves
-that parameter for picking a renderer.
+`?format=` names the export's format here, not DRF's renderer (FormatIsTheViews): the view is
+an APIView so that the OpenAPI schema lists it with its parameters (explorer/web/query.py).
 """
 
 from __future__ import annotations
@@ -12,14 +12,23 @@ import json
 import re
 
 import rispy
+from django import forms
 from django.conf import settings
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.permissions import AllowAny
+from rest_framework.views import APIView
 
 from catalogue.bibtex import display_text, export_works, person_name
 from catalogue.models import Work
 from explorer.web.errors import ApiError
-from explorer.web.forms import echoed
+from explorer.web.forms import QueryForm, echoed
 from explorer.web.middleware import cached_for_anonymous
+from explorer.web.query import DeclaredQuery
+from explorer.web.renderers import FastJSONRenderer
 from explorer.works.filters import WorkFilter
 
 CSV_COLUMNS = [
@@ -51,12 +60,70 @@ CSL_TYPES = {
     "phdthesis": "thesis",
     "techreport": "report",
 }
+# The media type of each format's file.
+EXPORT_TYPES = {
+    "bibtex": "application/x-bibtex",
+    "csv": "text/csv",
+    "ris": "application/x-research-info-systems",
+    "csljson": "application/vnd.citationstyles.csl+json",
+}
+# CSL-JSON is JSON: its items as the schema declares them (each with these keys at least).
+CSL_ITEMS = inline_serializer(
+    "CslItem",
+    {
+        "id": serializers.CharField(),
+        "type": serializers.CharField(),
+        "title": serializers.CharField(allow_blank=True),
+        "author": serializers.ListField(child=serializers.DictField()),
+    },
+    many=True,
+)
 # An export builds its whole file in memory: about 0.2 ms of CPU per work (a 100,000-work CSV
 # took 20 s). 5,000 works (the survey 18 times over) keep one request near a second.
 
 
+class FormatIsTheViews(DefaultContentNegotiation):
+    """JSON for DRF's own answers (the errors); `?format=` names the export's format."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+def _export_form() -> type[QueryForm]:
+    """The export's parameters, for the API's check of names and the OpenAPI schema: the works
+    filters (checked by WorkFilter in the view) and the format."""
+    fields: dict[str, forms.Field] = {
+        name: filter_.field for name, filter_ in WorkFilter.base_filters.items()
+    }
+    fields["format"] = forms.ChoiceField(
+        choices=[(name, name) for name in EXPORT_TYPES], help_text="The file's format."
+    )
+    # A QueryForm, not the list's PageForm: an export has no page (?page= is refused).
+    return type("ExportForm", (QueryForm,), fields)
+
+
 @cached_for_anonymous
-def export(request):
+class ExportView(DeclaredQuery, APIView):
+    query_form = _export_form()
+    permission_classes = [AllowAny]
+    renderer_classes = [FastJSONRenderer]
+    content_negotiation_class = FormatIsTheViews
+    http_method_names = ["get", "head", "options"]
+
+    @extend_schema(
+        summary="The works of the current filter as BibTeX, CSV, RIS or CSL-JSON",
+        description=(
+            "The works filters of /api/works/; at most MAX_EXPORT works (a 400 says how many "
+            "the filter matches beyond that)."
+        ),
+        responses={(200, media): OpenApiTypes.STR for media in EXPORT_TYPES.values()}
+        | {(200, EXPORT_TYPES["csljson"]): CSL_ITEMS},
+    )
+    def get(self, request):
+        return export(request)
+
+
+def export(request) -> HttpResponse:
     export_format = request.GET.get("format", "")
     writer = WRITERS.get(export_format)
     if writer is None:

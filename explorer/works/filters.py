@@ -271,6 +271,10 @@ class WorkFilter(django_filters.FilterSet):
         label="Order by",
         empty_label="relevance with a search, else survey reference number",
         help_text="ref, year, title or key (prefix - to reverse), or relevance with q.",
+        # The refusal lists what is allowed (Django's says only that the value is not).
+        error_messages={
+            "invalid_choice": f"must be one of {', '.join(ORDERING_LABELS)} (got '%(value)s')"
+        },
     )
 
     class Meta:

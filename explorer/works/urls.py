@@ -27,6 +27,6 @@ urlpatterns = [
     path("authors/<int:pk>/", views.author_detail, name="author-detail"),
     path("numbers/", views.numbers, name="numbers"),
     path("sources/", views.sources, name="sources"),
-    path("api/export/", exports.export, name="api-export"),
+    path("api/export/", exports.ExportView.as_view(), name="api-export"),
     path("api/", include(router.urls)),
 ]

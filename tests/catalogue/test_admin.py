@@ -216,3 +216,82 @@ def test_it_asks_the_admin_for_the_source_url_of_a_later_work(curator_client):
 
 
 INLINE_PREFIXES = ["authorships", "assignments", "citations_out", "citations_in"]
+
+
+MISTAKES = b"""@article{goodnew2020,
+  author = {A. Person},
+  title = {A Good New Work},
+  year = {2020},
+  journal = {J}
+}
+
+@article{missingcomma2021,
+  author = {B. Person}
+  title = {Missing Comma},
+  year = {2021}
+}
+
+@article{badyear2022,
+  author = {C. Person},
+  title = {Bad Year},
+  year = {20x3}
+}
+"""
+
+
+@pytest.mark.django_db
+def test_it_reports_every_error_of_an_upload_with_its_line(curator_client):
+    """Issue 44: a missing comma hid the bad year below it, and the preview said "0 new" for
+    the valid entry. Every error now, each with its line; the counts are what the import
+    applies once the file is fixed, and it applies nothing until then."""
+    upload = SimpleUploadedFile("mistakes.bib", MISTAKES, content_type="text/plain")
+    preview = curator_client.post("/admin/catalogue/work/upload-bibtex/", {"file": upload})
+    plan = preview.context["plan"]
+    assert plan.errors == [
+        "line 10: in entry 'missingcomma2021': missing comma after the author field "
+        "(found 'title')",
+        "entry 'badyear2022' (line 14): year '20x3' is not a four-digit year",
+    ]
+    assert [record.key for record in plan.create] == ["goodnew2020"]
+    assert plan.summary().startswith(
+        "2 errors: nothing is imported until they are fixed; then 1 new"
+    )
+    assert b"Import these changes" not in preview.content
+    curator_client.post(
+        "/admin/catalogue/work/upload-bibtex/",
+        {"confirm": "1", "digest": preview.context["digest"]},
+    )
+    assert not Work.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_admin_lists_titles_as_readers_read_them(curator_client):
+    make_work("long2020", title="{" + "A Very Long Title About {GPU} Training " * 4 + "}")
+    html = curator_client.get("/admin/catalogue/work/").content.decode()
+    assert "GPU Training A Very Long Title About GPU Training A Very Long…<" in html
+    assert "{GPU}" not in html
+
+
+@pytest.mark.django_db
+def test_the_category_filter_lists_categories_in_section_order(curator_client):
+    for code, section in [("b", "4.2"), ("c", "1"), ("a", "2.3.1"), ("d", "10"), ("e", "2.10")]:
+        make_category(code, name=f"Category {code}", section=section)
+    response = curator_client.get("/admin/catalogue/work/")
+    (spec,) = [f for f in response.context["cl"].filter_specs if f.title == "category"]
+    labels = [label for _, label in spec.lookup_choices]
+    assert labels == [
+        "§1 Category c",
+        "§2.3.1 Category a",
+        "§2.10 Category e",
+        "§4.2 Category b",
+        "§10 Category d",
+    ]
+
+
+@pytest.mark.django_db
+def test_the_category_filter_is_folded_until_a_category_is_chosen(curator_client):
+    category = make_category("ops", name="Operators", section="4")
+    folded = curator_client.get("/admin/catalogue/work/").content.decode()
+    assert '<details data-filter-title="category">' in folded
+    chosen = curator_client.get(f"/admin/catalogue/work/?category={category.pk}").content.decode()
+    assert '<details data-filter-title="category" open>' in chosen

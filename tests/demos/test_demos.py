@@ -113,3 +113,14 @@ def test_it_holds_its_model_agreements_away_from_the_defaults(slug, params):
     result = run_in_process(DEMOS[slug], params)
 
     assert [c["claim"] for c in result["agreement"] if not c["holds"]] == []
+
+
+def test_a_demo_s_log_axes_tick_in_full_numbers():
+    """Issue 44: Plotly labelled 0.2 as "2"; the demos' log axes tick at 1, 2, 5 x 10^k."""
+    from explorer.demos.common import Series, line_figure
+
+    figure = line_figure(
+        "t", "x", "y", [Series("s", [1, 10, 100], [0.2, 0.5, 3])], log_x=True, log_y=True
+    )
+    assert figure["layout"]["yaxis"]["ticktext"] == ["0.1", "0.2", "0.5", "1", "2", "5", "10"]
+    assert figure["layout"]["xaxis"]["ticktext"][:4] == ["1", "2", "5", "10"]

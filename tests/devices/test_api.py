@@ -192,3 +192,10 @@ def test_the_page_shows_each_value_with_its_source_and_sorts_by_column(client):
     )
     assert "/api/devices/?ordering=-bf16" in html
     assert re.search(r"Their values: \d+\s+read on vendors' pages, \d+ on MLPerf", html)
+
+
+def test_a_bad_ordering_lists_the_allowed_values(client):
+    errors = client.get("/api/devices/?ordering=colour").json()["errors"]
+    assert list(errors) == ["ordering"]
+    assert errors["ordering"][0].startswith("must be one of name, vendor, memory")
+    assert errors["ordering"][0].endswith("(got 'colour')")

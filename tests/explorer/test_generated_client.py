@@ -57,7 +57,8 @@ def test_a_generated_client_reads_evaluates_runs_and_writes(generated, curator):
 
     model = CostModel.objects.get(label="Tree allreduce: time")
     evaluation = api("cost_models.cost_models_evaluate_retrieve").sync(model.pk, client=reader)
-    assert evaluation["formula"] == model.formula and evaluation["value"] > 0
+    # A typed body (issue 44: it was a bare object, read as a dict).
+    assert evaluation.formula == model.formula and evaluation.value > 0
 
     error = api("works.works_list").sync(client=reader, page_size=1, page=10_000)
     assert (error.status, error.code) == (404, "not_found")
@@ -71,7 +72,7 @@ def test_a_generated_client_reads_evaluates_runs_and_writes(generated, curator):
         client=curator_client,
         body=models.DemoRunNowRequest(params=models.DemoRunNowRequestParams.from_dict({"P": 2})),
     )
-    assert run["slug"] == "pipeline-bubble" and run["params"]["P"] == 2
+    assert run.slug == "pipeline-bubble" and run.params["P"] == 2 and run.cached is False
 
     body = models.CitationWriteRequest(
         citing=keys[1],

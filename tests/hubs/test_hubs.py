@@ -326,3 +326,12 @@ def test_the_hubs_after_the_survey_show_formulas_plots_and_the_planner(
         # 4·b·s·h at b = 1, s = 2048 against h: the catalogue's defaults.
         assert plot["variable"] == "h"
         assert plot["curves"][0]["values"] == [4 * 2048 * h for h in plot["xs"]]
+
+
+def test_a_hub_says_which_era_its_neighbours_counts_count(client, survey):
+    """Issue 44: the header counts by era ("1 work in the survey +10 after"), the lists beside
+    it count every era; each says so."""
+    html = client.get("/categories/net-pipe/").content.decode()
+    assert "in the survey</span>" in html and "after the survey</span>" in html
+    beside = html[html.index('id="siblings"') :]
+    assert "Counts: works of every era" in beside[: beside.index("<ul")]

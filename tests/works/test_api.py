@@ -216,7 +216,8 @@ def test_it_ranks_title_matches_first(client, small_catalogue):
         ("category=%25", 400, "unknown code '%'"),
         ("a%25s=1", 400, "unknown parameter 'a%s'"),
         ("evidence=guess", 400, "guess"),
-        ("ordering=nonsense", 400, "nonsense"),
+        ("ordering=nonsense", 400, "must be one of relevance, ref, -ref, year, -year, title"),
+        ("page=abc", 400, '"page":["must be a whole number from 1, or last (got \'abc\')"]'),
     ],
 )
 def test_it_refuses_bad_input_with_a_clear_message(client, small_catalogue, query, status, message):
@@ -256,9 +257,9 @@ def test_it_lists_works_in_constant_queries(client, small_catalogue, django_asse
         ("3", 200, ["extra4"]),
         ("last", 200, ["extra4"]),
         ("4", 404, None),
-        ("0", 404, None),
-        ("-1", 404, None),
-        ("x", 404, None),
+        ("0", 400, None),  # no page number: a 400 naming `page`
+        ("-1", 400, None),
+        ("x", 400, None),
         (str(10**30), 404, None),
     ],
 )
@@ -272,6 +273,8 @@ def test_it_counts_all_matches_on_every_page(client, db, page, status, keys, sea
         document = response.json()
         assert document["count"] == 5
         assert [work["key"] for work in document["results"]] == keys
+    elif status == 400:
+        assert list(response.json()["errors"]) == ["page"]
     else:
         assert "Invalid page" in response.json()["detail"]
 

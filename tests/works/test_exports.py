@@ -254,3 +254,20 @@ def test_csv_round_trips_every_work(client, survey):
             work.url,
         )
         assert row["authors_truncated"] == str(work.authors_truncated)
+
+
+def test_the_export_is_in_the_schema_with_its_formats_and_filters(client, db):
+    """Issue 44: /api/export/ was listed in /api/ but missing from /api/schema/ and the docs."""
+    operation = client.get("/api/schema/?format=json").json()["paths"]["/api/export/"]["get"]
+    parameters = {p["name"]: p for p in operation["parameters"]}
+    assert parameters["format"]["schema"]["enum"] == ["bibtex", "csv", "ris", "csljson"]
+    assert {"level", "category", "year_min", "q", "era", "ordering"} <= set(parameters)
+    assert set(operation["responses"]["200"]["content"]) == {
+        "application/x-bibtex",
+        "text/csv",
+        "application/x-research-info-systems",
+        "application/vnd.citationstyles.csl+json",
+    }
+    assert operation["responses"]["400"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Error"
+    }

@@ -190,7 +190,8 @@ def test_it_names_the_most_cited_works_on_the_graph(client_survey):
     html = client_survey.get("/graph/").content.decode()
     data = json.loads(re.search(r'id="graph-data"[^>]*>(.*?)</script>', html, re.S).group(1))
     labelled = [node for node in data["nodes"] if node.get("label")]
-    assert len(labelled) == 10
+    # Of the 15 best ranked, those whose label fits beside the others (tests/graph/test_labels.py)
+    assert 3 <= len(labelled) <= 15
     most_cited = max(data["nodes"], key=lambda node: node["in_degree"])
     assert most_cited.get("label")
     assert all(len(node["label"]) <= 29 for node in labelled)
