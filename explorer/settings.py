@@ -267,8 +267,8 @@ SPECTACULAR_SETTINGS = {
         "Reading is anonymous; writes need a curator's session or token. Every error is the "
         "`Error` shape: {status, code, detail, errors}."
     ),
-    # Semantic versioning (docs/api.md, "Versions and breaking changes"): 2.0.0 changed every error body;
-    # 2.1.0 added `openalex_id` to the works; 2.2.0 the data releases (/api/data/, the
+    # Semantic versioning (docs/api.md, "Versions and breaking changes"): 2.0.0 changed every
+    # error body; 2.1.0 added `openalex_id` to the works; 2.2.0 the data releases (/api/data/, the
     # X-Data-Version header, `data_version` and `release` in /api/).
     "VERSION": "2.2.0",
     "SERVE_INCLUDE_SCHEMA": False,
