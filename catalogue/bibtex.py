@@ -19,7 +19,7 @@ from bibtexparser.middlewares.names import parse_single_name_into_parts
 from bibtexparser.middlewares.parsestack import default_unparse_stack
 from bibtexparser.model import Entry, Field
 
-from catalogue.bibtex_syntax import by_line, check_syntax, clean_pieces
+from catalogue.bibtex_syntax import by_line, check_syntax, clean_pieces, describe_failed_block
 from catalogue.constants import KEY_REGEX, PLAIN_FIELDS, WORK_FIELDS
 from catalogue.latex import (
     VERBATIM_FIELDS,
@@ -272,7 +272,7 @@ def _read_entries(text: str, first_line: int = 1) -> tuple[list[WorkRecord], lis
     """The records of a text that reads cleanly, and its entries' errors; lines counted from
     `first_line` (the text may be a piece of a file)."""
     library = bibtexparser.parse_string(text)
-    errors = [_describe_failed_block(block, first_line) for block in library.failed_blocks]
+    errors = [describe_failed_block(block, first_line) for block in library.failed_blocks]
     records = []
     for entry in library.entries:
         line = entry.start_line + first_line
@@ -284,16 +284,6 @@ def _read_entries(text: str, first_line: int = 1) -> tuple[list[WorkRecord], lis
         record.line = line
         records.append(record)
     return records, errors
-
-
-def _describe_failed_block(block, first_line: int = 1) -> str:
-    line = block.start_line + first_line
-    error = getattr(block, "error", None)
-    if type(block).__name__ == "DuplicateBlockKeyBlock":
-        return f"entry {block.key!r} (line {line}): duplicate key in the file"
-    lines = str(error or "").strip().splitlines()
-    first_line = lines[0] if lines else "could not be parsed"
-    return f"block at line {line}: {first_line}"
 
 
 def entry_from_record(record: WorkRecord) -> Entry:

@@ -275,3 +275,14 @@ def by_line(errors: list[str]) -> list[str]:
         return int(found.group(1)) if found else 0
 
     return sorted(errors, key=line_of)
+
+
+def describe_failed_block(block, first_line: int = 1) -> str:
+    """What the parser could not read in a block, with its line in the file."""
+    line = block.start_line + first_line
+    error = getattr(block, "error", None)
+    if type(block).__name__ == "DuplicateBlockKeyBlock":
+        return f"entry {block.key!r} (line {line}): duplicate key in the file"
+    lines = str(error or "").strip().splitlines()
+    first_line = lines[0] if lines else "could not be parsed"
+    return f"block at line {line}: {first_line}"

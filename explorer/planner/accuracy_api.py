@@ -21,6 +21,7 @@ from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
+from explorer.web.schema import document
 
 from .accuracy import summary, with_score_urls
 from .calibration import accuracy
@@ -55,6 +56,31 @@ def accuracy_document(query) -> dict[str, Any]:
     return document
 
 
+ACCURACY = document(
+    "PlannerAccuracy",
+    {
+        "format": "int",
+        "status": "str",
+        "model": "obj",
+        "measured": "~str",
+        "split": "obj",
+        "efficiency": "list",
+        "balances": "obj",
+        "siblings": "obj",
+        "errors": "list",
+        "not_predicted": "list",
+        "coverage": "list",
+        "systematic": "list",
+        "published": "obj",
+        "summary": "obj",
+        "predictions_count": "int",
+        "predictions": "~list",
+        "page_url": "str",
+        "api_url": "str",
+    },
+)
+
+
 @cached_for_anonymous
 class AccuracyView(DeclaredQuery, APIView):
     query_form = AccuracyForm
@@ -75,7 +101,7 @@ class AccuracyView(DeclaredQuery, APIView):
             "scores' predictions, paged, each with `url`, its score's page (/planner/accuracy/ "
             "draws them against the measured throughput)."
         ),
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        responses={200: ACCURACY, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
         return Response(accuracy_document(request.GET))

@@ -15,9 +15,31 @@ from rest_framework.views import APIView
 from explorer.web.middleware import cached_for_anonymous
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
+from explorer.web.schema import document
 
 from .documents import answer
 from .forms import PlannerForm
+
+# The answer's shape (issue 44: every API answer has a response schema): `layouts` for a
+# transformer, `sweep` for a layer table (null for a transformer).
+PLAN = document(
+    "Plan",
+    {
+        "inputs": "obj",
+        "machine": "obj",
+        "network": "obj",
+        "single_node_time": "num",
+        "ranking_note": "str",
+        "strategies": "list",
+        "sensitivity": "obj",
+        "layouts": "~obj",
+        "sweep": "obj?",
+        "efficiency": "obj",
+        "accuracy": "obj",
+        "page_url": "str",
+        "api_url": "str",
+    },
+)
 
 
 @cached_for_anonymous
@@ -45,7 +67,7 @@ class PlannerView(DeclaredQuery, APIView):
             "the best layout of the search (`best_layout`, `best_layout_if_doubled`, "
             "`best_layout_if_halved`, `changes_best_layout`)."
         ),
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        responses={200: PLAN, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
         return Response(answer(request.GET))  # ApiError: a 400 keyed by parameter, or a 503

@@ -15,10 +15,12 @@ from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
 
 from . import accuracy
+from .calibration.fit import STACKS
 from .devices import catalogue_devices
 from .documents import answer
 from .machine import (
     ALLREDUCE_ALGORITHMS,
+    ATTENTION,
     BOUNDS,
     OPTIMIZERS,
     PRECISIONS,
@@ -32,6 +34,19 @@ from .shown import number, strategy_shown, transformer_context
 from .transformer import CUSTOM
 from .transformer import PRESETS as TRANSFORMERS
 
+# The first screen's short form (issue 44): the network, the machine and these; every other input
+# sits in a folded group that says how many of its values the address changes.
+QUICK_FIELDS = ("P", "batch", "tokens")
+CHOICE_FIELDS = (
+    "allreduce",
+    "precision",
+    "optimizer",
+    "recompute",
+    "overlap",
+    "attention",
+    "sequence_parallel",
+    "stack",
+)
 FIELD_GROUPS = (
     ("Machine", ("P", "flops", "efficiency", "memory_gb")),
     (
@@ -88,6 +103,8 @@ def planner_page(request):
         "precisions": PRECISIONS,
         "optimizers": tuple(OPTIMIZERS),
         "recompute_choices": RECOMPUTE,
+        "attention_choices": ATTENTION,
+        "stack_choices": STACKS,
         "accuracy": accuracy.short(),
     }
     status = 200
@@ -103,6 +120,9 @@ def planner_page(request):
             "optimizer": request.GET.get("optimizer", ""),
             "recompute": request.GET.get("recompute", ""),
             "overlap": request.GET.get("overlap", "") != "false",
+            "attention": request.GET.get("attention", ""),
+            "stack": request.GET.get("stack", ""),
+            "sequence_parallel": request.GET.get("sequence_parallel", "") != "false",
         }
     else:
         context |= _page_context(document)
@@ -111,9 +131,16 @@ def planner_page(request):
         shown = {name: _field_value(document["inputs"][name]) for name in BOUNDS}
         if document["efficiency"]["fit"] != "given":  # calibrated: follows the machine
             shown["efficiency"] = ""
+    context["quick_fields"] = [_field(name, shown[name]) for name in QUICK_FIELDS]
     context["field_groups"] = [
-        (title, [_field(name, shown[name]) for name in names]) for title, names in FIELD_GROUPS
+        {
+            "title": title,
+            "fields": [_field(name, shown[name]) for name in names if name not in QUICK_FIELDS],
+            "changed": _changed(request.GET, names),
+        }
+        for title, names in FIELD_GROUPS
     ]
+    context["choices_changed"] = _changed(request.GET, CHOICE_FIELDS)
     return render(request, "planner/planner.html", context, status=status)
 
 
@@ -146,6 +173,11 @@ def _without(query: QueryDict, name: str) -> QueryDict:
 
 def _with_query(name: str, query: QueryDict) -> str:
     return link(name, query=query.urlencode())
+
+
+def _changed(query, names) -> int:
+    """How many of `names` the address gives a value (the rest are the preset's)."""
+    return sum(1 for name in names if query.get(name) not in (None, ""))
 
 
 def _shown_change(change: dict[str, Any] | None, query) -> None:

@@ -11,8 +11,11 @@ from rest_framework.views import APIView
 
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
+from explorer.web.schema import document
 
 from .documents import data_document
+
+DATA = document("DataReleases", {"data_version": "str", "latest": "str?", "releases": "list"})
 
 
 class DataView(DeclaredQuery, APIView):
@@ -28,7 +31,7 @@ class DataView(DeclaredQuery, APIView):
             "changelog against the previous release and its citation (BibTeX, CSL-JSON). "
             "data_version is the latest release's, +edits when the live catalogue differs."
         ),
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        responses={200: DATA, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
         return Response(data_document(request))

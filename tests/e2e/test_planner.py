@@ -5,12 +5,21 @@ import re
 from playwright.sync_api import expect
 
 
+def open_settings(page) -> None:
+    """Unfold every settings group (the page folds all but the network, machine, devices, batch
+    and tokens), as a reader does who wants to change them."""
+    for group in page.locator("#planner-form details.settings").all():
+        if group.get_attribute("open") is None:
+            group.locator("summary").click()
+
+
 def test_it_plans_a_network_on_a_machine_and_sweeps_p(page, live_survey):
     page.goto(f"{live_survey.url}/planner/")
     expect(page.locator("#ranked tr[data-strategy]")).to_have_count(13)
     expect(page.locator("#overlap-assumption")).to_contain_text("Overlap is on (the default")
     page.select_option("select[name=network]", "vgg-16")
     page.select_option("select[name=machine]", "alexnet-2012")
+    open_settings(page)
     # The preset fills what is left empty: clear the fields it provides.
     for name in ("P", "flops", "memory_gb", "latency_us", "bandwidth_gbs", "gamma"):
         page.fill(f"input[name={name}]", "")
@@ -43,6 +52,7 @@ def test_it_shows_the_bound_for_a_bad_value(page, live_survey):
 
 def test_it_takes_overlap_recomputation_and_a_two_level_network(page, live_survey):
     page.goto(f"{live_survey.url}/planner/?network=resnet-50&P=64")
+    open_settings(page)
     page.select_option("select[name=overlap]", "false")
     page.select_option("select[name=recompute]", "full")
     page.fill("input[name=devices_per_node]", "8")
@@ -66,6 +76,7 @@ def test_it_ranks_the_layouts_of_a_transformer_preset(page, live_survey):
     expect(page.locator('#ranked tr[data-strategy="3d"]')).to_contain_text("days")
     rows = page.locator("#layout-table tr[data-layout]")
     expect(rows.first).to_contain_text("the fastest layout that fits")
+    open_settings(page)
     page.fill("input[name=efficiency]", "0.5")
     page.click("button:has-text('Plan')")
     expect(page).to_have_url(re.compile(r"efficiency=0.5"))
@@ -94,6 +105,7 @@ def test_it_plans_mlperfs_lora_fine_tuning_with_a_frozen_base(page, live_survey)
 
 def test_it_splits_the_sequence_with_context_parallelism(page, live_survey):
     page.goto(f"{live_survey.url}/planner/?network=llama2-70b-lora&machine=a100-cluster")
+    open_settings(page)
     page.fill("input[name=P]", "64")
     page.fill("input[name=batch]", "64")
     page.fill("input[name=cp]", "2")
@@ -101,6 +113,7 @@ def test_it_splits_the_sequence_with_context_parallelism(page, live_survey):
     expect(page).to_have_url(re.compile(r"cp=2"))
     expect(page.locator('#ranked tr[data-strategy="3d"]')).to_contain_text("× cp 2")
     expect(page.locator("#layout-table")).to_contain_text("cp")
+    open_settings(page)
     page.fill("input[name=cp]", "3")
     page.click("button:has-text('Plan')")
     expect(page.locator("body")).to_contain_text("cp (3) must divide P (64)")
