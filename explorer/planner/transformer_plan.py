@@ -22,6 +22,7 @@ from .formulas import (
 from .layouts.sources import part_sources, sources_at, unconfirmed_uses
 from .layouts.space import (
     IN_FLIGHT,
+    LAYOUT_FIELDS,
     MOST_LOADED_STAGE,
     SIXTEEN_BIT,
     STEP_ARRAYS,
@@ -30,10 +31,10 @@ from .layouts.space import (
     candidates,
     factorisations,
 )
-from .layouts.step import evaluate_layouts
+from .layouts.step import evaluate_layouts, evaluate_together
 from .layouts.table import layouts_document, time_to_train
 from .machine import MAX_P, Inputs, PlannerInputError
-from .network_model import StepFlops, transformer_step
+from .network_model import transformer_step
 from .sensitivity import sensitivity, with_layouts
 from .shape import Plan, Strategy, build, ranked
 from .strategies.base import PRECISION
@@ -79,14 +80,20 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
     # the better (one that fits over one that does not, then the shorter step), so the table and
     # the strategies rank the same layouts (interleaving trades the bubble for messages and
     # activation memory).
-    search = _row_wise_better(
-        evaluate_layouts(candidates(inputs, config, triples), inputs, config, formulas, flops),
-        evaluate_layouts(
-            candidates(inputs, config, triples, chunks=1), inputs, config, formulas, flops
-        ),
-    )
+    # Every candidate set (the search, interleaved and plain, and each family's) is evaluated in
+    # one vectorised pass: a layout's row depends on its own values alone.
+    families = [
+        s
+        for s in transformer_strategies()
+        if s.slug != "3d" and not (s.moe_only and not config.moe_layers)
+    ]
+    sets = [candidates(inputs, config, triples), candidates(inputs, config, triples, chunks=1)]
+    sets += [candidates(inputs, config, triples, **family.options) for family in families]
+    interleaved, plain, *evaluated = evaluate_together(sets, inputs, config, formulas, flops)
+    search = _row_wise_better(interleaved, plain)
+    by_family = {family.slug: found for family, found in zip(families, evaluated, strict=True)}
     strategies = [
-        _strategy(strategy, inputs, config, formulas, triples, search, flops)
+        _strategy(strategy, inputs, config, formulas, search, by_family.get(strategy.slug))
         for strategy in transformer_strategies()
     ]
     network = network_document(inputs, config, formulas, flops)
@@ -163,10 +170,11 @@ def _strategy(
     inputs: Inputs,
     config: TransformerConfig,
     formulas: Formulas,
-    triples: list,
     search: Layouts,
-    flops: StepFlops,
+    evaluated: Layouts | None,
 ) -> Strategy:
+    """A strategy's best layout: the search's for the whole 3-D family, else the best of its own
+    evaluated candidates (`evaluated`, None for a mixture's family on a dense network)."""
     empty: dict[str, Any] = {
         "slug": strategy.slug,
         "name": strategy.name,
@@ -200,8 +208,7 @@ def _strategy(
     if strategy.slug == "3d":
         layouts, index = search, best(search)
     else:
-        chosen = candidates(inputs, config, triples, **strategy.options)
-        layouts = evaluate_layouts(chosen, inputs, config, formulas, flops)
+        layouts = evaluated
         mask = strategy.choose(layouts, inputs.devices_per_node)
         if strategy.moe_only:
             mask = mask & (layouts.out["expert_parallel"] > 1)
@@ -227,8 +234,9 @@ def _row_wise_better(first: Layouts, second: Layouts) -> Layouts:
 
     (va, fa, sa), (vb, fb, sb) = key(a), key(b)
     take = (vb < va) | ((vb == va) & ((fb < fa) | ((fb == fa) & (sb < sa))))
-    fields = ("tp", "pp", "dp", "v", "sequence", "zero", "gpipe", "cp")
-    chosen = Layouts(**{f: np.where(take, getattr(second, f), getattr(first, f)) for f in fields})
+    chosen = Layouts(
+        **{f: np.where(take, getattr(second, f), getattr(first, f)) for f in LAYOUT_FIELDS}
+    )
     chosen.out = {name: np.where(take, b[name], values) for name, values in a.items()}
     return chosen
 

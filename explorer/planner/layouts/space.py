@@ -108,6 +108,12 @@ class Layouts:
     def __len__(self) -> int:
         return len(self.tp)
 
+    def rows(self, start: int, stop: int) -> Layouts:
+        """The layouts start to stop (not included), with their evaluation."""
+        part = Layouts(**{name: getattr(self, name)[start:stop] for name in LAYOUT_FIELDS})
+        part.out = {name: values[start:stop] for name, values in self.out.items()}
+        return part
+
     def row(self, index: int) -> dict[str, Any]:
         return {
             "tp": int(self.tp[index]),
@@ -121,6 +127,16 @@ class Layouts:
             if self.gpipe[index]
             else ("interleaved" if self.v[index] > 1 else "1f1b"),
         }
+
+
+LAYOUT_FIELDS = ("tp", "pp", "dp", "v", "sequence", "zero", "gpipe", "cp")
+
+
+def concatenate(sets: list[Layouts]) -> Layouts:
+    """One set of every row of `sets`, in order (not yet evaluated)."""
+    return Layouts(
+        **{name: np.concatenate([getattr(part, name) for part in sets]) for name in LAYOUT_FIELDS}
+    )
 
 
 def divisors(n: int) -> list[int]:

@@ -25,7 +25,7 @@ from ..machine import Inputs
 from ..network_model import StepFlops
 from ..transformer import PASSES, TransformerConfig, layer_parameters, parameter_parts
 from .exchange import DataExchange, between_nodes, data_exchange, ring, two_level
-from .space import Layouts
+from .space import Layouts, concatenate
 
 
 @dataclass
@@ -312,3 +312,22 @@ def activation_array(formulas, config, inputs, b, tp, sequence) -> np.ndarray:
     with_sequence = evaluate(formulas[f"activations.sequence{suffix}"], values)
     tensor_only = evaluate(formulas[f"activations.tensor{suffix}"], values)
     return np.where(sequence | (tp == 1), with_sequence, tensor_only) * 1.0
+
+
+def evaluate_together(
+    sets: list[Layouts],
+    inputs: Inputs,
+    config: TransformerConfig,
+    formulas: Formulas,
+    flops: StepFlops,
+) -> list[Layouts]:
+    """evaluate_layouts on several candidate sets in one pass (each row depends on its own values
+    alone, so the rows of one concatenation are those of each set): each set evaluated."""
+    together = concatenate(sets)
+    evaluate_layouts(together, inputs, config, formulas, flops)
+    found, start = [], 0
+    for part in sets:
+        stop = start + len(part)
+        found.append(together.rows(start, stop))
+        start = stop
+    return found
