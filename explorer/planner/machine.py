@@ -61,6 +61,11 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "overlap": SWITCHES,
     "sequence_parallel": SWITCHES,
     "stack": STACKS,
+    "overlap_tensor": SWITCHES,
+    "overlap_pipeline": SWITCHES,
+    "overlap_expert": SWITCHES,
+    "overlap_context": SWITCHES,
+    "overlap_zero3": SWITCHES,
     "attention": ATTENTION,
 }
 
@@ -229,6 +234,14 @@ class Inputs:
     # The software stack the default efficiency assumes (calibration.fit.STACKS): the median of
     # MLPerf's stacks on the device, or their 10th percentile (decile)
     stack: str = "median"
+    # The exchanges overlapped with compute, as the frameworks do by default (Megatron-Core's
+    # ModelParallelConfig: tp_comm_overlap and overlap_p2p_comm False; Transformer Engine's
+    # context-parallel ring overlaps its sends; DeepSpeed ZeRO-3's overlap_comm True).
+    overlap_tensor: bool = False
+    overlap_pipeline: bool = False
+    overlap_expert: bool = False
+    overlap_context: bool = True
+    overlap_zero3: bool = True
     bucket_mb: float = 25.0  # PyTorch DDP's default bucket_cap_mb
     devices_per_node: int = 1
     intra_latency_us: float | None = None  # None: the link between nodes

@@ -137,6 +137,13 @@ def _per_token_layer(
     }
 
 
+def roofline_shares(config: TransformerConfig, recompute: str) -> tuple[float, float]:
+    """The linear layers' and the attention core's shares of a layer's training FLOPs."""
+    work = _per_token_layer(config, recompute, "flash")
+    total = work["linear"] + work["core"]
+    return work["linear"] / total, work["core"] / total
+
+
 def memory_bytes_per_flop(
     config: TransformerConfig, recompute: str, attention: str, activation_bytes: float
 ) -> float:

@@ -405,7 +405,36 @@ def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Deriva
                 parts["expert"],
             )
         )
+    derivations.append(_overlap_derivation(out, inputs))
     return derivations
+
+
+def _overlap_derivation(out: dict, inputs: Inputs) -> Derivation:
+    """What of the tensor, pipeline, expert and context exchanges the compute hides, by switch
+    (the values above are what stays exposed)."""
+    switches = {
+        "tensor": inputs.overlap_tensor,
+        "pipeline": inputs.overlap_pipeline,
+        "expert": inputs.overlap_expert,
+        "context": inputs.overlap_context,
+        "ZeRO-3 gathers": inputs.overlap_zero3,
+    }
+    on = [name for name, value in switches.items() if value]
+    off = [name for name, value in switches.items() if not value]
+    return Derivation(
+        "communication hidden behind compute",
+        float(out["hidden"]),
+        "s",
+        "Σ over the overlapped exchanges of min(exchange, the compute it overlaps: the linear "
+        "layers' for tensor and expert, the attention core's for the ring, all of it else)",
+        f"overlapped: {', '.join(on) or 'none'}; exposed: {', '.join(off) or 'none'} "
+        "(overlap_tensor, overlap_pipeline, overlap_expert, overlap_context, overlap_zero3)",
+        [],
+        note="Defaults as Megatron-Core's ModelParallelConfig (tp_comm_overlap and "
+        "overlap_p2p_comm False), Transformer Engine's context-parallel ring (overlapped) and "
+        "DeepSpeed's ZeRO-3 (overlap_comm True for stage 3). The ZeRO-3 gathers' hidden part "
+        "shows in the data-parallel exchange.",
+    )
 
 
 def _data_derivations(out: dict, row: dict, inputs: Inputs, sources: list) -> list[Derivation]:

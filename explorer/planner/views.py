@@ -26,6 +26,7 @@ from .machine import (
     PRECISIONS,
     PRESETS,
     RECOMPUTE,
+    Inputs,
     preset_sources,
 )
 from .networks import networks
@@ -46,6 +47,18 @@ CHOICE_FIELDS = (
     "attention",
     "sequence_parallel",
     "stack",
+    "overlap_tensor",
+    "overlap_pipeline",
+    "overlap_expert",
+    "overlap_context",
+    "overlap_zero3",
+)
+OVERLAP_SWITCHES = (
+    ("overlap_tensor", "Overlap the tensor-parallel exchanges"),
+    ("overlap_pipeline", "Overlap the pipeline's sends"),
+    ("overlap_expert", "Overlap the experts' all-to-alls"),
+    ("overlap_context", "Overlap the context-parallel ring"),
+    ("overlap_zero3", "Prefetch ZeRO-3's gathers"),
 )
 FIELD_GROUPS = (
     ("Machine", ("P", "flops", "efficiency", "memory_gb")),
@@ -141,6 +154,14 @@ def planner_page(request):
         for title, names in FIELD_GROUPS
     ]
     context["choices_changed"] = _changed(request.GET, CHOICE_FIELDS)
+    context["overlap_switches"] = [
+        {
+            "name": name,
+            "label": label,
+            "on": _switch(request.GET.get(name), getattr(Inputs, name)),
+        }
+        for name, label in OVERLAP_SWITCHES
+    ]
     return render(request, "planner/planner.html", context, status=status)
 
 
@@ -173,6 +194,11 @@ def _without(query: QueryDict, name: str) -> QueryDict:
 
 def _with_query(name: str, query: QueryDict) -> str:
     return link(name, query=query.urlencode())
+
+
+def _switch(given: str | None, default: bool) -> bool:
+    """A switch as the address sets it ("true" or "false"), else its default."""
+    return default if given in (None, "") else given == "true"
 
 
 def _changed(query, names) -> int:

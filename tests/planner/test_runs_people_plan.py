@@ -133,3 +133,23 @@ def test_a_sharding_named_in_words_is_a_zero_stage():
     assert zero_stage("fsdp (optimizer states + gradients)") == 2
     assert zero_stage("FSDP (fully sharded)") == 3
     assert zero_stage(None) is None
+
+
+def test_the_overlap_switches_hide_what_the_frameworks_hide(client, survey):
+    query = "network=llama3.1-405b&device=h100-sxm&P=1024&tp=8&pp=16&dp=4&cp=2"
+
+    def hidden(extra: str) -> tuple[float, float]:
+        plan = client.get(f"/api/planner/?{query}{extra}").json()["strategies"][0]
+        found = next(
+            d for d in plan["derivations"] if d["quantity"] == "communication hidden behind compute"
+        )
+        return plan["step_time"], found["value"]
+
+    default_step, default_hidden = hidden("")
+    assert default_hidden > 0  # the context-parallel ring, as Transformer Engine overlaps it
+    tensor_step, tensor_hidden = hidden("&overlap_tensor=true")
+    assert tensor_hidden > default_hidden and tensor_step < default_step
+    exposed_step, exposed_hidden = hidden("&overlap_context=false&overlap_zero3=false")
+    assert exposed_hidden == 0 and exposed_step > default_step
+    bad = client.get(f"/api/planner/?{query}&overlap_tensor=yes")
+    assert bad.status_code == 400 and "overlap_tensor" in bad.json()["errors"]

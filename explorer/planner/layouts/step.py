@@ -23,6 +23,7 @@ import numpy as np
 from ..formulas import Formulas, evaluate
 from ..machine import Inputs
 from ..network_model import StepFlops
+from ..roofline import roofline_shares
 from ..transformer import PASSES, TransformerConfig, layer_parameters, parameter_parts
 from .exchange import DataExchange, between_nodes, data_exchange, ring, two_level
 from .space import Layouts, concatenate
@@ -168,8 +169,11 @@ def _model_states(x: _Shape, compute: np.ndarray) -> _States:
     gathered = total
     if config.frozen:
         gathered = two_level(formulas, inputs, group, exchange.in_node, on_device)
+    gather = 0.5 * gathered
+    if inputs.overlap_zero3:  # prefetched during the compute of the layers before (DeepSpeed)
+        gather = hidden_behind(gather, compute)
     data_total = np.where(stage3, total + 0.5 * gathered, total)
-    data = np.where(stage3, exposed + 0.5 * gathered, exposed)
+    data = np.where(stage3, exposed + gather, exposed)
     trainable = adapters if config.frozen else on_device
     return _States(on_device + adapters, trainable, ep, exchange, data_total, data)
 
@@ -261,6 +265,8 @@ def evaluate_layouts(
     expert = _expert(x, states.expert_parallel)
     context = _context(x)
     memory = _memory(x, states)
+    totals = {"tensor": tensor, "pipeline": pipeline, "expert": expert, "context": context}
+    tensor, pipeline, expert, context = _overlapped(x, compute, totals)
     # exposed: what the step waits for
     communication = tensor + pipeline + states.data + expert + context
     step = compute + bubble + communication
@@ -272,12 +278,13 @@ def evaluate_layouts(
         "bubble": bubble,
         "tensor": tensor,
         "pipeline": pipeline,
+        "hidden": sum(totals.values()) - (tensor + pipeline + expert + context),
         "data": states.data,
         "data_total": states.data_total,
         "expert": expert,
         "context": context,
         "communication": communication,
-        "total_communication": communication - states.data + states.data_total,
+        "total_communication": sum(totals.values()) + states.data_total,
         "buckets": states.exchange.buckets,
         "dp_in_node": states.exchange.in_node,
         "hierarchical": states.exchange.hierarchical,
@@ -295,6 +302,31 @@ def evaluate_layouts(
         "model_flops": np.full(len(layouts), model),
     }
     return layouts
+
+
+def hidden_behind(exchange: np.ndarray, compute: np.ndarray) -> np.ndarray:
+    """What of an exchange overlapped with `compute` the step still waits for (the overlap's
+    own cost on the compute, the kernels sharing the device, is not counted)."""
+    return np.maximum(exchange - compute, 0.0)
+
+
+def _overlapped(x: _Shape, compute: np.ndarray, totals: dict[str, np.ndarray]) -> tuple:
+    """The tensor, pipeline, expert and context exchanges as exposed under the overlap switches
+    (each as Megatron-Core and Transformer Engine do by default: tensor, pipeline and expert
+    exchanges exposed; the context-parallel ring's sends overlapped with the blockwise attention
+    they feed). The tensor exchange hides behind the linear layers' products, the ring behind
+    the attention core's, the rest behind the whole compute."""
+    inputs, config = x.inputs, x.config
+    linear, core = roofline_shares(config, inputs.transformer_recompute)
+    switches = (
+        ("tensor", inputs.overlap_tensor, compute * linear),
+        ("pipeline", inputs.overlap_pipeline, compute),
+        ("expert", inputs.overlap_expert, compute * linear),
+        ("context", inputs.overlap_context, compute * core),
+    )
+    return tuple(
+        hidden_behind(totals[name], room) if on else totals[name] for name, on, room in switches
+    )
 
 
 def activation_array(formulas, config, inputs, b, tp, sequence) -> np.ndarray:
