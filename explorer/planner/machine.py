@@ -112,6 +112,7 @@ TRANSFORMER_BOUNDS = (
     Bound("pp", int, 1, MAX_P, "pipeline stages (pins the layout)"),
     Bound("dp", int, 1, MAX_P, "data-parallel size (pins the layout)"),
     Bound("cp", int, 1, MAX_P, "context-parallel size: the sequence split (pins the layout)"),
+    Bound("ep", int, 1, MAX_P, "expert-parallel size within the data-parallel group (pins it)"),
     Bound("zero", int, 0, 3, "ZeRO stage of the data-parallel groups (0: none)"),
     Bound("tokens", float, 1e6, 1e15, "training tokens (time to train)", "tokens"),
 )
@@ -271,6 +272,7 @@ class Inputs:
     pp: int | None = None
     dp: int | None = None
     cp: int | None = None  # None: searched (1 or more where the sequence splits)
+    ep: int | None = None  # None: the fewest experts per device (expert_parallel)
     zero: int = 1
     tokens: float | None = None
 

@@ -87,7 +87,7 @@ FIELD_GROUPS = (
     ),
     (
         "Layout and time to train (empty: searched)",
-        ("tp", "pp", "dp", "cp", "micro_batch_size", "zero", "tokens"),
+        ("tp", "pp", "dp", "cp", "ep", "micro_batch_size", "zero", "tokens"),
     ),
 )
 

@@ -153,3 +153,24 @@ def test_the_overlap_switches_hide_what_the_frameworks_hide(client, survey):
     assert exposed_hidden == 0 and exposed_step > default_step
     bad = client.get(f"/api/planner/?{query}&overlap_tensor=yes")
     assert bad.status_code == 400 and "overlap_tensor" in bad.json()["errors"]
+
+
+def test_more_tensor_ranks_than_key_value_heads_replicate_them(client, survey):
+    # Llama 2 70B has 8 key/value heads: tp = 16 replicates each on two ranks (Megatron-LM).
+    query = "network=llama2-70b&machine=a100-cluster&P=64&devices_per_node=16"
+    replicated = client.get(f"/api/planner/?{query}&tp=16").json()["strategies"][0]
+    assert replicated["fits"] and replicated["layout"]["tp"] == 16
+    # 12 ranks neither divide 8 heads nor are a multiple of them (on 12-device nodes).
+    uneven = client.get(
+        "/api/planner/?network=llama2-70b&machine=a100-cluster&P=48&devices_per_node=12&tp=12"
+    ).json()
+    assert "nor is a multiple of them" in uneven["strategies"][0]["reason"]
+
+
+def test_the_expert_parallel_size_may_be_pinned(client, survey):
+    query = "network=deepspeed-moe-52b&machine=a100-cluster&P=512"
+    pinned = client.get(f"/api/planner/?{query}&ep=8").json()["strategies"][0]
+    assert pinned["layout"]["expert_parallel"] == 8
+    refused = client.get(f"/api/planner/?{query}&ep=7").json()["strategies"][0]
+    assert "ep does not divide the data-parallel size" in refused["reason"]
+    assert client.get(f"/api/planner/?{query}&ep=0").status_code == 400

@@ -60,7 +60,10 @@ def _shape(layouts: Layouts, inputs: Inputs, config: TransformerConfig, formulas
     imbalance = per_stage * pp / layers
     reason = np.full(len(layouts), "", dtype=object)
     reason[np.mod(config.heads, tp) != 0] = "tp does not divide the heads"
-    reason[np.mod(config.kv, tp) != 0] = "tp does not divide the key/value heads"
+    # Fewer key/value heads than tensor-parallel ranks: Megatron replicates them, each rank one
+    # (tp a multiple of kv_heads); otherwise the heads must split evenly.
+    split = (np.mod(config.kv, tp) == 0) | (np.mod(tp, config.kv) == 0)
+    reason[~split] = "tp neither divides the key/value heads nor is a multiple of them"
     reason[(micro < 1) | (np.mod(micro, 1) != 0)] = "the batch does not split into dp × b"
     # Interleaving splits each stage's layers into v chunks of equal size.
     interleave_ok = (np.mod(per_stage, v) == 0) & (pp > 1)
@@ -107,12 +110,16 @@ def _context(x: _Shape) -> np.ndarray:
     return np.where(cp > 1, x.per_stage * x.micro * 3 * (cp - 1) * hop, 0.0)
 
 
-def expert_parallel(dp: np.ndarray, experts: int) -> np.ndarray:
-    """The expert-parallel size of each layout: the divisor of dp (an expert group lies within a
-    data-parallel group) that leaves the fewest experts on the most loaded device, the largest
-    on a tie; experts that do not divide (257 on 256 devices) leave ceil(E/ep) on some."""
+def expert_parallel(dp: np.ndarray, experts: int, pinned: int | None = None) -> np.ndarray:
+    """The expert-parallel size of each layout: the pinned one where it divides dp (an expert
+    group lies within a data-parallel group; elsewhere 0, a layout that cannot run), else the
+    divisor of dp that leaves the fewest experts on the most loaded device, the largest on a
+    tie; experts that do not divide (257 on 256 devices) leave ceil(E/ep) on some."""
     found = {}
     for d in {int(v) for v in dp}:
+        if pinned:
+            found[d] = pinned if d % pinned == 0 and pinned <= experts else 0
+            continue
         options = [e for e in range(1, min(d, experts) + 1) if d % e == 0]
         found[d] = min(options, key=lambda e: (math.ceil(experts / e), -e))
     return np.array([found[int(v)] for v in dp], dtype=float)
@@ -141,7 +148,10 @@ def _model_states(x: _Shape, compute: np.ndarray) -> _States:
     embedding = config.vocab * x.h + (config.seq_len * x.h if config.learned_positions else 0)
     if not config.tied:  # the output layer on the last stage, with the embedding when p = 1
         embedding = np.where(pp == 1, embedding + config.vocab * x.h, embedding)
-    ep = expert_parallel(dp, config.experts) if config.moe_layers else dp * 0 + 1
+    ep = expert_parallel(dp, config.experts, inputs.ep) if config.moe_layers else dp * 0 + 1
+    unplaced = ep == 0
+    x.reason[unplaced & (x.reason == "")] = "ep does not divide the data-parallel size"
+    ep = np.where(unplaced, 1.0, ep)
     # The most loaded device holds ceil(E/ep) of a layer's routed experts.
     held = np.ceil(config.experts / ep) / config.experts
     experts = parts["experts"] * held / (pp * tp)
