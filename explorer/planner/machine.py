@@ -273,6 +273,7 @@ class Inputs:
     dp: int | None = None
     cp: int | None = None  # None: searched (1 or more where the sequence splits)
     ep: int | None = None  # None: the fewest experts per device (expert_parallel)
+    zero_free: bool = False  # the query left the ZeRO stage to the search
     zero: int = 1
     tokens: float | None = None
 
@@ -467,7 +468,10 @@ def parse(
         values |= device_values(str(query["device"]), choices["precision"], values, query)
     elif choices["precision"] == "fp8" and preset.device and query.get("flops") in (None, ""):
         values |= device_values(preset.device, "fp8", values, query)
-    inputs = Inputs(network=network, allreduce=allreduce, **choices, **values)
+    # The ZeRO stage the user leaves free is a search axis (transformer_plan): the search tries
+    # it sharded further where that makes a layout fit.
+    free_zero = query.get("zero") in (None, "")
+    inputs = Inputs(network=network, allreduce=allreduce, zero_free=free_zero, **choices, **values)
     _check_relations(inputs)
     return inputs
 

@@ -88,9 +88,17 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
         if s.slug != "3d" and not (s.moe_only and not config.moe_layers)
     ]
     sets = [candidates(inputs, config, triples), candidates(inputs, config, triples, chunks=1)]
+    # A ZeRO stage left free is a search axis: each layout also sharded fully (stage 3), kept
+    # where it fits and the chosen stage does not, or is faster.
+    sharded = inputs.zero_free and inputs.zero < 3
+    if sharded:
+        sets += [candidates(inputs, config, triples, zero=3, chunks=c) for c in (None, 1)]
     sets += [candidates(inputs, config, triples, **family.options) for family in families]
-    interleaved, plain, *evaluated = evaluate_together(sets, inputs, config, formulas, flops)
-    search = _row_wise_better(interleaved, plain)
+    found = evaluate_together(sets, inputs, config, formulas, flops)
+    search = _row_wise_better(found[0], found[1])
+    if sharded:
+        search = _row_wise_better(search, _row_wise_better(found[2], found[3]))
+    evaluated = found[4:] if sharded else found[2:]
     by_family = {family.slug: found for family, found in zip(families, evaluated, strict=True)}
     strategies = [
         _strategy(strategy, inputs, config, formulas, search, by_family.get(strategy.slug))
