@@ -49,6 +49,12 @@ JOINT_BOUNDS = {
 }
 
 
+def _switch(label: str, help_text: str) -> forms.Field:
+    """A true/false input (the address writes it as a word), optional."""
+    choices = [(name, name) for name in SWITCHES]
+    return WordChoiceField(required=False, choices=choices, label=label, help_text=help_text)
+
+
 def _bounded_field(bound: Bound) -> forms.Field:
     kind = "an integer" if bound.kind is int else "a number"
     message = f"{bound.name} ({bound.help}) must be {kind} between {bound.low:g} and {bound.high:g}"
@@ -153,42 +159,30 @@ class PlannerForm(QueryForm):
         "decile: the 10th percentile of their spread on one device, a slower stack than most "
         "submitters ran. Ignored when efficiency is given",
     )
-    overlap_tensor = WordChoiceField(
-        required=False,
-        choices=[(name, name) for name in SWITCHES],
+    overlap_tensor = _switch(
         label="overlap the tensor-parallel exchanges with the linear layers (transformers)",
         help_text="false (Megatron-Core's default, tp_comm_overlap): exposed; true: hidden behind "
         "the linear layers' products as far as they last",
     )
-    overlap_pipeline = WordChoiceField(
-        required=False,
-        choices=[(name, name) for name in SWITCHES],
+    overlap_pipeline = _switch(
         label="overlap the pipeline's sends with compute (transformers)",
         help_text="false (Megatron-Core's default, overlap_p2p_comm): exposed; true: hidden",
     )
-    overlap_expert = WordChoiceField(
-        required=False,
-        choices=[(name, name) for name in SWITCHES],
+    overlap_expert = _switch(
         label="overlap the experts' all-to-alls with compute (mixtures of experts)",
         help_text="false (Megatron-Core's default): exposed; true: hidden behind the products",
     )
-    overlap_context = WordChoiceField(
-        required=False,
-        choices=[(name, name) for name in SWITCHES],
+    overlap_context = _switch(
         label="overlap the context-parallel ring with the attention (transformers)",
         help_text="true (Transformer Engine's ring overlaps its sends with the blockwise "
         "attention): hidden behind the attention core; false: exposed",
     )
-    overlap_zero3 = WordChoiceField(
-        required=False,
-        choices=[(name, name) for name in SWITCHES],
+    overlap_zero3 = _switch(
         label="prefetch ZeRO-3's parameter gathers during compute",
         help_text="true (DeepSpeed's default for stage 3, overlap_comm): hidden behind the "
         "compute; false: exposed",
     )
-    sequence_parallel = WordChoiceField(
-        required=False,
-        choices=[(name, name) for name in SWITCHES],
+    sequence_parallel = _switch(
         label="sequence parallelism wherever tp > 1 (transformers)",
         help_text="true (the default, Megatron-Core's): norms, dropout and their activations "
         "split along the sequence over the tensor-parallel group; false (Megatron-LM 2021): "
