@@ -113,7 +113,7 @@ TRANSFORMER_BOUNDS = (
     Bound("dp", int, 1, MAX_P, "data-parallel size (pins the layout)"),
     Bound("cp", int, 1, MAX_P, "context-parallel size: the sequence split (pins the layout)"),
     Bound("ep", int, 1, MAX_P, "expert-parallel size within the data-parallel group (pins it)"),
-    Bound("zero", int, 0, 3, "ZeRO stage of the data-parallel groups (0: none)"),
+    Bound("zero", int, 0, 3, "ZeRO stage of the data-parallel groups (0: none; empty: searched)"),
     Bound("tokens", float, 1e6, 1e15, "training tokens (time to train)", "tokens"),
 )
 

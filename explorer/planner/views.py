@@ -144,12 +144,14 @@ def planner_page(request):
         shown = {name: _field_value(document["inputs"][name]) for name in BOUNDS}
         if document["efficiency"]["fit"] != "given":  # calibrated: follows the machine
             shown["efficiency"] = ""
+        if document["inputs"]["zero_free"]:  # left to the search: empty keeps it so
+            shown["zero"] = ""
     context["quick_fields"] = [_field(name, shown[name]) for name in QUICK_FIELDS]
     context["field_groups"] = [
         {
             "title": title,
             "fields": [_field(name, shown[name]) for name in names if name not in QUICK_FIELDS],
-            "changed": _changed(request.GET, names),
+            "changed": _changed(request.GET, [n for n in names if n not in QUICK_FIELDS]),
         }
         for title, names in FIELD_GROUPS
     ]
