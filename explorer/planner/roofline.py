@@ -17,6 +17,7 @@ scales it down (never up): the fraction of the roofline a software stack reaches
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,14 +95,38 @@ SOFTMAX_VALUES = 4.5
 BACKWARD = 2.0
 
 
+def _fp8_over_bf16() -> tuple[float, list[str]]:
+    """The median, over the devices the table measures in both precisions, of the FP8 row's
+    fraction of its peak over the BF16 row's, and the devices: how much of its peak a device's
+    FP8 matmuls reach, relative to its BF16 ones."""
+    both = sorted(slug for slug, kind in CEILINGS if kind == "fp8" and (slug, "16") in CEILINGS)
+    ratios = [CEILINGS[slug, "fp8"].fraction / CEILINGS[slug, "16"].fraction for slug in both]
+    return statistics.median(ratios), both
+
+
+FP8_OVER_BF16, FP8_MEASURED_BOTH = _fp8_over_bf16()
+
+
 def ceiling(device_slug: str, precision: str) -> tuple[float, str]:
     """The matmul ceiling of a device at a precision, as a fraction of the device catalogue's
     peak at that precision (the table's own peak may differ: MI355X's 2300 against the
-    catalogue's 2500 TFLOP/s), at most 1, and its source."""
+    catalogue's 2500 TFLOP/s), at most 1, and its source. FP8 on a device the table measures
+    only in BF16 (the MI300X-class parts) takes its BF16 fraction times the median FP8/BF16
+    fraction of the devices measured in both, said so: its peak would price it above every
+    device that was measured."""
     fp8 = precision == "fp8"
-    found = CEILINGS.get((device_slug, "fp8" if fp8 else "16"))
     device = devices().get(device_slug)
     peak = device.flops("fp8" if fp8 else "bf16-mixed") if device else None
+    found = CEILINGS.get((device_slug, "fp8" if fp8 else "16"))
+    if found is None and fp8 and (device_slug, "16") in CEILINGS:
+        sixteen, sixteen_peak = CEILINGS[device_slug, "16"], device.flops("bf16-mixed")
+        if sixteen_peak:
+            fraction = min(1.0, sixteen.tflops * 1e12 / sixteen_peak) * FP8_OVER_BF16
+            return fraction, (
+                f"no FP8 measurement: the BF16 row's fraction × {FP8_OVER_BF16:.3f}, the median "
+                f"FP8/BF16 fraction of the {len(FP8_MEASURED_BOTH)} devices measured in both "
+                f"({', '.join(FP8_MEASURED_BOTH)}); BF16 row: {sixteen.text}"
+            )
     if found is None or not peak:
         return 1.0, NO_CEILING
     return min(1.0, found.tflops * 1e12 / peak), found.text

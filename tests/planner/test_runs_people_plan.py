@@ -8,7 +8,13 @@ from explorer.planner.calibration import accuracy
 from explorer.planner.calibration.fit import efficiency_at
 from explorer.planner.calibration.published import measured_step, published_runs, zero_stage
 from explorer.planner.nodes import NODES
-from explorer.planner.roofline import CEILINGS, ceiling, roofline
+from explorer.planner.roofline import (
+    CEILINGS,
+    FP8_MEASURED_BOTH,
+    FP8_OVER_BF16,
+    ceiling,
+    roofline,
+)
 from explorer.planner.transformer import PRESETS
 
 LLAMA_405B = "network=llama3.1-405b&device=h100-sxm&P=1024"
@@ -24,6 +30,18 @@ def test_the_roofline_never_exceeds_the_measured_matmul_ceiling():
             value = roofline(gpt3, slug, precision, "selective", attention, 1e15)["value"]
             assert 0 < value <= fraction
     assert ceiling("tpu-v5p", "bf16-mixed") == (1.0, ceiling("no-such", "fp8")[1])
+
+
+def test_fp8_on_a_device_measured_only_in_bf16_takes_its_bf16_fraction_not_its_peak():
+    # MI300X: the table has no FP8 row; its BF16 row is 668.4 of 1300 TFLOP/s. Of the devices
+    # measured in both precisions, FP8 reaches 0.88-1.04 of the BF16 fraction.
+    fraction, source = ceiling("mi300x", "fp8")
+    bf16, _ = ceiling("mi300x", "bf16-mixed")
+    assert fraction == pytest.approx(bf16 * FP8_OVER_BF16)
+    assert 0.95 < FP8_OVER_BF16 < 1.0 and len(FP8_MEASURED_BOTH) == 7
+    assert "no FP8 measurement" in source and "AMD MI300X, BF16" in source
+    assert ceiling("h100-sxm", "fp8")[0] == pytest.approx(1402.6 / 1979)  # its own row
+    assert ceiling("l40s", "fp8")[0] == 1.0  # measured in neither: its peak, said so
 
 
 def test_the_roofline_charges_the_scores_and_the_norms_repeated_without_sequence_parallelism():
