@@ -11,6 +11,7 @@ from explorer.planner.calibration import (
     accuracy,
     comparable_runs,
     default_efficiency,
+    predict,
 )
 from explorer.planner.calibration import fit as fitting
 from explorer.planner.calibration.benchmarks import BENCHMARKS
@@ -22,6 +23,8 @@ from explorer.planner.calibration.machine import (
     stated_inter_node,
 )
 from explorer.planner.calibration.predict import (
+    TRAINING_TIME,
+    WHOLE_TIME,
     measured_throughput,
     needed_efficiency,
     with_efficiency,
@@ -82,10 +85,48 @@ def test_measured_throughput_is_the_samples_to_target_over_the_scores_time():
     resnet = BENCHMARKS["resnet"]
     runs = [_run(global_batch=3200), _run(at_target=42.0, global_batch=3200), _run(at_target=44.0)]
     score = {"minutes": 30.0, "olympic_minutes": 25.0}
-    throughput, batch = measured_throughput(score, runs, resnet)
-    assert batch == 3200
+    throughput, batch, time = measured_throughput(score, runs, resnet)
+    assert batch == 3200 and time == WHOLE_TIME
     assert throughput == pytest.approx(42.0 * 1_281_167 / (25.0 * 60))
     assert measured_throughput({"minutes": None}, runs, resnet) == "no valid score"
+
+
+LORA_SYSTEM = {"round": "v4.0", "system_id": "eos_n8_ngc24.04_nemo"}
+
+
+def _lora_run(index, samples, start, stop):
+    return {
+        "status": "success",
+        "index": index,
+        "at_target": samples,
+        "at_target_unit": "samples",
+        "global_batch": 8,
+        "start": start,
+        "stop": stop,
+    }
+
+
+def test_a_llm_score_is_measured_over_its_training_time_its_logs_evaluations_taken_out(
+    monkeypatch,
+):
+    lora = BENCHMARKS["llama2_70b_lora"]
+    evaluations = {
+        ("v4.0", "eos_n8_ngc24.04_nemo", "llama2_70b_lora", 0): 60.0,
+        ("v4.0", "eos_n8_ngc24.04_nemo", "llama2_70b_lora", 1): 100.0,
+    }
+    monkeypatch.setattr(predict, "recorded_evaluations", lambda: evaluations)
+    runs = [_lora_run(0, 3072.0, 1000.0, 1360.0), _lora_run(1, 3456.0, 2000.0, 2400.0)]
+    score = {"minutes": 6.5, "olympic_minutes": None}
+    throughput, batch, time = measured_throughput(score, runs, lora, LORA_SYSTEM)
+    assert time == TRAINING_TIME and batch == 8
+    # the median of 3072 / (360 - 60) and 3456 / (400 - 100)
+    assert throughput == pytest.approx((3072 / 300 + 3456 / 300) / 2)
+    # One run without its evaluations recorded: the whole time, for every run alike.
+    del evaluations[("v4.0", "eos_n8_ngc24.04_nemo", "llama2_70b_lora", 1)]
+    throughput, _, time = measured_throughput(score, runs, lora, LORA_SYSTEM)
+    assert time == WHOLE_TIME and throughput == pytest.approx(3264 / (6.5 * 60))
+    # BERT's logs mostly mark no evaluation: its scores keep their whole time.
+    assert not BENCHMARKS["bert"].training_time and not BENCHMARKS["resnet"].training_time
 
 
 def test_it_does_not_take_a_progress_logged_in_another_unit_for_samples():

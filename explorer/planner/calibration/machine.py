@@ -172,6 +172,21 @@ def recorded_precisions() -> dict[tuple[str, str, str], dict[str, Any]]:
     return {(r["round"], r["system_id"], r["benchmark"]): r for r in runs}
 
 
+EVALUATIONS_FIXTURE = PRECISION_FIXTURE.with_name("mlperf_evaluations.json")
+
+
+@functools.cache
+def recorded_evaluations() -> dict[tuple[str, str, str, int], float | None]:
+    """(round, system_id, benchmark, run index) -> the seconds the run spent evaluating, read in
+    its log (fixtures/mlperf_evaluations.json; None where its log does not pair them)."""
+    if not EVALUATIONS_FIXTURE.exists():
+        return {}
+    runs = json.loads(EVALUATIONS_FIXTURE.read_text(encoding="utf-8"))["runs"]
+    return {
+        (r["round"], r["system_id"], r["benchmark"], r["index"]): r["eval_seconds"] for r in runs
+    }
+
+
 def with_recorded_precision(
     machine: SystemMachine, system: Mapping[str, Any], benchmark: str
 ) -> SystemMachine | str:

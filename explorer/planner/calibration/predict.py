@@ -18,36 +18,71 @@ from .machine import (
     SystemMachine,
     device_balances,
     machine_from_system,
+    recorded_evaluations,
     with_recorded_precision,
 )
 
 THROUGHPUT_FORMULA = (
     "median over the score's successful runs of the samples trained to the target (the last "
     "evaluation's progress × samples per unit) / the score's time before RCP scaling "
-    "(olympic_minutes, else minutes; run_start to run_stop, evaluations included)"
+    "(olympic_minutes, else minutes; run_start to run_stop, evaluations included); for the "
+    "GPT-3 and Llama benchmarks, where every successful run's log marks its evaluations, the "
+    "median over those runs of the samples / the run's training time (run_start to run_stop "
+    "less the evaluations, eval_start to eval_stop: the planner predicts training steps)"
 )
+WHOLE_TIME = "the score's whole time, evaluations included"
+TRAINING_TIME = "training time: each run's evaluations, read in its log, taken out"
+
+
+def _samples(run: Mapping[str, Any], benchmark: Benchmark) -> float | None:
+    if run.get("at_target") and run.get("at_target_unit") in benchmark.units:
+        return run["at_target"] * benchmark.units[run["at_target_unit"]]
+    return None
+
+
+def training_throughput(
+    system: Mapping[str, Any], good: Sequence[Mapping[str, Any]], benchmark: Benchmark, least: float
+) -> float | None:
+    """The median over the successful runs of samples / training time, where every one of them
+    has its evaluation time recorded; else None."""
+    evaluations = recorded_evaluations()
+    rates = []
+    for run in good:
+        key = (system.get("round"), system.get("system_id"), benchmark.slug, run.get("index"))
+        samples, spent = _samples(run, benchmark), evaluations.get(key)
+        if samples is None or spent is None or run.get("start") is None or not run.get("stop"):
+            return None
+        training = run["stop"] - run["start"] - spent
+        if samples < least or training <= 0:
+            return None
+        rates.append(samples / training)
+    return median(rates) if rates else None
 
 
 def measured_throughput(
-    score: Mapping[str, Any], runs: Sequence[Mapping[str, Any]], benchmark: Benchmark
-) -> tuple[float, int] | str:
-    """(samples/s, global batch) of a score, or why it has none."""
+    score: Mapping[str, Any],
+    runs: Sequence[Mapping[str, Any]],
+    benchmark: Benchmark,
+    system: Mapping[str, Any] | None = None,
+) -> tuple[float, int, str] | str:
+    """(samples/s, global batch, which time) of a score, or why it has none."""
     minutes = score.get("olympic_minutes") or score.get("minutes")
     if not minutes:
         return "no valid score"
     good = [r for r in runs if r["status"] == "success"]
-    samples = [
-        r["at_target"] * benchmark.units[r["at_target_unit"]]
-        for r in good
-        if r.get("at_target") and r.get("at_target_unit") in benchmark.units
-    ]
-    samples = [s for s in samples if s >= max(benchmark.least_samples, r_batch(runs))]
+    least = max(benchmark.least_samples, r_batch(runs))
+    samples = [s for s in (_samples(r, benchmark) for r in good) if s and s >= least]
     if not samples:
         return "no successful run logs its progress at the target in a known unit"
     batches = [r["global_batch"] for r in good if r.get("global_batch")]
     if not batches:
         return "no run logs its global batch"
-    return median(samples) / (minutes * 60), int(median(batches))
+    batch = int(median(batches))
+    if benchmark.training_time and system is not None:
+        training = training_throughput(system, good, benchmark, least)
+        if training:
+            return training, batch, TRAINING_TIME
+    return median(samples) / (minutes * 60), batch, WHOLE_TIME
 
 
 def r_batch(runs: Sequence[Mapping[str, Any]]) -> int:
@@ -145,10 +180,10 @@ def at_peak(
         machine = with_recorded_precision(machine, system, score["benchmark"])
         if isinstance(machine, str):
             return machine
-    measured = measured_throughput(score, runs, benchmark)
+    measured = measured_throughput(score, runs, benchmark, system)
     if isinstance(measured, str):
         return measured
-    throughput, batch = measured
+    throughput, batch, measured_time = measured
     inputs = inputs_for(machine, benchmark, batch)
     if isinstance(inputs, str):
         return inputs
@@ -184,6 +219,7 @@ def at_peak(
         "global_batch": batch,
         "precision": machine.precision,
         "measured_throughput": throughput,
+        "measured_time": measured_time,
         "throughput_unit": "samples/s",
         "predicted_at_peak": predicted,
         "peak_fraction": throughput / predicted,
