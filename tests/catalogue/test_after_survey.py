@@ -20,7 +20,7 @@ EXTENSIONS = {
 @pytest.mark.django_db
 def test_it_loads_at_least_40_works_after_the_survey_each_with_its_sources(survey):
     after = list(Work.objects.after_survey())
-    assert len(after) == 105
+    assert len(after) == 106
     for work in after:
         assert work.source_url.startswith(("https://", "http://")), work.key
         assert work.survey_ref is None and 2018 <= work.year <= 2025, work.key
@@ -50,7 +50,7 @@ def test_it_loads_at_least_40_works_after_the_survey_each_with_its_sources(surve
 def test_it_keeps_the_survey_figures_under_the_survey_era(survey):
     assert Work.objects.in_era("survey").count() == 270
     assert Work.objects.in_era("survey").references().count() == 269
-    assert Work.objects.in_era("all").count() == 270 + 105
+    assert Work.objects.in_era("all").count() == 270 + 106
     among = Citation.objects.among_references()
     assert (among.count(), among.values("citing", "cited").distinct().count()) == (680, 672)
     evidence = dict(
@@ -66,7 +66,7 @@ def test_it_keeps_the_survey_figures_under_the_survey_era(survey):
 @pytest.mark.django_db
 def test_it_maps_every_later_work_with_the_curated_level_and_a_reason(survey):
     after = Assignment.objects.filter(work__era="after")
-    assert after.count() == 140
+    assert after.count() == 141
     assert set(after.values_list("evidence", flat=True)) == {Evidence.CURATED_AFTER}
     assert not after.filter(source_note="").exists()
     assert not Work.objects.after_survey().annotate(n=Count("assignments")).filter(n=0).exists()

@@ -9,7 +9,7 @@ from django.utils.html import escape
 
 from catalogue.constants import SURVEY_KEY as SURVEY
 
-AFTER = 105
+AFTER = 106
 
 
 @pytest.mark.django_db

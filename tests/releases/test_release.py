@@ -75,7 +75,7 @@ def test_it_gives_the_api_works_count_in_the_sqlite_file_and_the_package(
         )
     ]
     assert names == RELEASE_TABLES
-    assert connection.execute("SELECT COUNT(*) FROM work").fetchone()[0] == api_count == 375
+    assert connection.execute("SELECT COUNT(*) FROM work").fetchone()[0] == api_count == 376
     assert len(package_csv(releases_dir, "1.0.0", "work")) == api_count
     edges = client.get("/api/citations/").json()["count"]
     assert connection.execute("SELECT COUNT(*) FROM citation").fetchone()[0] == edges

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-AFTER = 105
+AFTER = 106
 
 
 @pytest.mark.django_db
