@@ -123,6 +123,8 @@ REGISTRY: tuple[Entry, ...] = (
         "github.com/keras-team/keras",
         "github.com/hpcaitech/ColossalAI",
         "github.com/haoliuhl/ringattention",
+        # Sea AI Lab's repository of Zero Bubble Pipeline Parallelism (its authors' code).
+        "github.com/sail-sg/zero-bubble-pipeline-parallelism",
         "github.com/p4lang/p4app-switchML",
         "github.com/eladhoffer/bigBatch",
         "github.com/cypw/DPNs",

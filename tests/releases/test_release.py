@@ -10,6 +10,7 @@ import zipfile
 from datetime import date
 from pathlib import Path
 
+import frictionless
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -74,12 +75,22 @@ def test_it_gives_the_api_works_count_in_the_sqlite_file_and_the_package(
         )
     ]
     assert names == RELEASE_TABLES
-    assert connection.execute("SELECT COUNT(*) FROM work").fetchone()[0] == api_count == 372
+    assert connection.execute("SELECT COUNT(*) FROM work").fetchone()[0] == api_count == 376
     assert len(package_csv(releases_dir, "1.0.0", "work")) == api_count
     edges = client.get("/api/citations/").json()["count"]
     assert connection.execute("SELECT COUNT(*) FROM citation").fetchone()[0] == edges
     keys = {row[0] for row in connection.execute("SELECT key FROM work")}
     assert keys == set(Work.objects.values_list("key", flat=True))
+
+
+def test_it_cuts_a_data_package_that_frictionless_validates(survey, releases_dir, tmp_path):
+    """The package cut from the current fixtures (not only the shipped 1.0.0) meets the Data
+    Package specification: descriptor, table schemas, types, primary and foreign keys."""
+    cut_here(releases_dir)
+    with zipfile.ZipFile(releases_dir / "1.0.0" / "survey-explorer-1.0.0-datapackage.zip") as zf:
+        zf.extractall(tmp_path / "package")
+    report = frictionless.validate(str(tmp_path / "package" / "datapackage.json"))
+    assert report.valid, report.flatten(["rowNumber", "fieldName", "type", "note"])
 
 
 def test_it_writes_checksums_that_match_the_files(survey, releases_dir):
