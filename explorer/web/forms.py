@@ -8,7 +8,6 @@ allows, e.g. "N must be between 1 and 1024 (got 0)".
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 from django import forms
@@ -17,6 +16,12 @@ from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
 from explorer.web.errors import NON_FIELD, ApiError
+from explorer.web.readers import (
+    Refused,
+    read_bool,
+    read_choice,
+    read_number,
+)
 from explorer.web.words import echoed, repeated_message, unknown_message
 
 
@@ -33,18 +38,6 @@ class EveryValue(forms.Widget):
         return name not in data
 
 
-def plain_number(value: object) -> str:
-    """A number as people write it: 3, not 3.0; the raw text when it is text."""
-    if isinstance(value, str):
-        return value
-    value = float(value)
-    return f"{value:g}" if not value.is_integer() or abs(value) >= 1e16 else str(int(value))
-
-
-def bounds_message(name: str, low: float, high: float, got: object) -> str:
-    return f"{name} must be between {low:g} and {high:g} (got {plain_number(got)})"
-
-
 class QueryParameter(forms.Field):
     """One query parameter: its single value, or `default` when it is not given."""
 
@@ -56,7 +49,10 @@ class QueryParameter(forms.Field):
 
     def to_python(self, values: list[str]) -> object:
         # A repeated parameter is refused by the form's check of names (QueryForm), before.
-        return self.read(values[-1]) if values else self.default
+        try:
+            return self.read(values[-1]) if values else self.default
+        except Refused as refused:
+            raise forms.ValidationError(str(refused)) from None
 
     def read(self, raw: str) -> object:
         return raw
@@ -70,19 +66,7 @@ class NumberParameter(QueryParameter):
         self.low, self.high, self.whole = low, high, whole
 
     def read(self, raw: str) -> float | int:
-        try:
-            value = float(raw) if raw.isascii() else math.nan  # not ٣ or ３: see AsciiNumber
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or (self.whole and not value.is_integer()):
-            kind = "a whole number" if self.whole else "a number"
-            raise forms.ValidationError(
-                f"{self.name} must be {kind} between {self.low:g} and {self.high:g} "
-                f"(got {echoed(raw)})"
-            )
-        if not self.low <= value <= self.high:
-            raise forms.ValidationError(bounds_message(self.name, self.low, self.high, raw))
-        return int(value) if self.whole else value
+        return read_number(self.name, raw, self.low, self.high, self.whole)
 
 
 class ChoiceParameter(QueryParameter):
@@ -93,9 +77,14 @@ class ChoiceParameter(QueryParameter):
         self.choices, self.message = list(choices), message
 
     def read(self, raw: str) -> str:
-        if raw not in self.choices:
-            raise forms.ValidationError(f"{self.message} (got {echoed(raw)})")
-        return raw
+        return read_choice(raw, self.choices, self.message)
+
+
+class BoolParameter(QueryParameter):
+    """True or false (true, 1, yes, on; false, 0, no, off)."""
+
+    def read(self, raw: str) -> bool:
+        return read_bool(self.name, raw)
 
 
 class AsciiNumber:
