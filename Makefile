@@ -30,12 +30,11 @@ $(CREATED): | check-python
 # The packages go in with uv: requirements.txt in about 4 s, where pip took 45-50 s of a fresh
 # clone's first `make run` (docs/operations.md). pip installs uv (one wheel), and installs the
 # requirements itself when uv cannot: uv does not read pip's configuration (an index set there),
-# and may have no wheel for the platform. Bytecode is compiled at install, as pip does: every
-# process would compile the modules it imports again where PYTHONDONTWRITEBYTECODE is set.
+# and may have no wheel for the platform.
 UV_REQUIREMENT := uv==0.13.10
 PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check
 define install
-	($(PIP_INSTALL) $(UV_REQUIREMENT) && $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) -r $(1)) \
+	($(PIP_INSTALL) $(UV_REQUIREMENT) && $(VENV)/bin/uv pip install --quiet --python $(PY) -r $(1)) \
 	  || $(PIP_INSTALL) -r $(1)
 endef
 
