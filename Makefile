@@ -27,23 +27,12 @@ $(CREATED): | check-python
 	$(PYTHON) -m venv $(VENV)
 	@touch $(CREATED)
 
-# The packages go in with uv: requirements.txt in about 4 s, where pip took 45-50 s of a fresh
-# clone's first `make run` (docs/operations.md). pip installs uv (one wheel), and installs the
-# requirements itself when uv cannot: uv does not read pip's configuration (an index set there),
-# and may have no wheel for the platform.
-UV_REQUIREMENT := uv==0.13.10
-PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check
-define install
-	($(PIP_INSTALL) $(UV_REQUIREMENT) && $(VENV)/bin/uv pip install --quiet --python $(PY) -r $(1)) \
-	  || $(PIP_INSTALL) -r $(1)
-endef
-
 $(STAMP): requirements.txt | $(CREATED)
-	$(call install,requirements.txt)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	@touch $(STAMP)
 
 $(DEV_STAMP): requirements.txt requirements-dev.txt | $(CREATED)
-	$(call install,requirements-dev.txt)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $(DEV_STAMP)
 
 setup: check-python $(STAMP)
@@ -65,7 +54,7 @@ lint: setup-dev
 
 # The browse benchmark (bench/README.md): ours vs Datasette at 270 and 100,000 works, ~15 minutes.
 bench: setup
-	$(PIP_INSTALL) -r requirements-bench.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
 	$(PY) -m bench.browse_bench $(BENCH_ARGS)
 
 clean-db:
