@@ -182,6 +182,19 @@ class FastSelect(forms.Select):
     go through the templates."""
 
     def render(self, name, value, attrs=None, renderer=None) -> SafeString:
+        """The select's HTML, kept per name, value, attributes and choices (the same for every
+        reader of a page at its defaults: the works page renders 60 options per request)."""
+        key = _select_key(name, value, attrs, self.attrs, self.choices)
+        if key is not None and (html := _SELECTS.get(key)) is not None:
+            return html
+        html = self._render(name, value, attrs, renderer)
+        if key is not None:
+            if len(_SELECTS) >= MAX_SELECTS_KEPT:
+                _SELECTS.clear()
+            _SELECTS[key] = html
+        return html
+
+    def _render(self, name, value, attrs, renderer) -> SafeString:
         widget = self.get_context(name, value, attrs)["widget"]
         if any(group_name for group_name, _, _ in widget["optgroups"]):
             return super().render(name, value, attrs, renderer)
@@ -194,6 +207,28 @@ class FastSelect(forms.Select):
             ]
         parts.append("\n</select>")  # each option's template ends with a newline too
         return mark_safe("".join(parts))  # noqa: S308 - every value escaped above
+
+
+MAX_SELECTS_KEPT = 512
+_SELECTS: dict[tuple, SafeString] = {}
+
+
+def _select_key(name, value, attrs, own_attrs, choices) -> tuple | None:
+    """What a select's HTML depends on, or None when the choices are not plain values (a model
+    iterator, which reads the database, or anything unhashable): those are not kept."""
+    if not isinstance(choices, list | tuple):
+        return None
+    values = tuple(value) if isinstance(value, list | tuple) else value
+    key = (name, values, _items(attrs), _items(own_attrs), tuple(map(tuple, choices)))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _items(attrs: dict | None) -> tuple:
+    return tuple(sorted((attrs or {}).items()))
 
 
 def _attrs(attrs: dict) -> str:
