@@ -55,6 +55,18 @@ WORKS_FILTERS = [
     {"year_min": "2016", "year_max": "2018", "ordering": "title"},
 ]
 CITATION_FILTERS = [{}, {"page": "2"}, {"provenance": "reference-list-note"}]
+# The planner (page and API): the networks people plan, at a few sizes, so that most requests
+# compute a plan (a P or network the process has not kept yet) rather than read a kept default.
+PLANS = [
+    {"network": "resnet-50"},
+    {"network": "gpt3-175b"},
+    {"network": "llama2-70b", "device": "h100-sxm"},
+    {"network": "llama3.1-405b", "device": "h100-sxm"},
+    {"network": "megatron-1t", "machine": "a100-cluster"},
+]
+PLAN_SIZES = ["", "32", "256", "1024", "4096"]
+COST_SIZES = ["", "16", "64", "256"]
+HUBS = ["train", "net", "net-pipe", "ops"]
 
 
 @dataclass
@@ -76,6 +88,10 @@ PAGE_KINDS = [
     "/costs/",
     "/techniques/",
     "/demos/",
+    "/planner/?<plan>",
+    "/costs/?<P>",
+    "/categories/<hub>/",
+    "/data-quality/",
 ]
 API_KINDS = [
     "/api/works/?<filter>",
@@ -84,6 +100,7 @@ API_KINDS = [
     "/api/citations/",
     "/api/graph/?format=json",
     "/api/cost-models/<id>/evaluate/",
+    "/api/planner/?<plan>",
 ]
 
 
@@ -115,6 +132,14 @@ class TrafficPlan:
             return kind.replace("<key>", rng.choice(self.keys))
         if kind == "/api/citations/":
             return kind + query(rng.choice(CITATION_FILTERS))
+        if kind.endswith("?<plan>"):
+            return kind.removesuffix("?<plan>") + plan_query(rng)
+        if kind.endswith("?<P>"):
+            return kind.removesuffix("?<P>") + query(
+                {"P": size} if (size := rng.choice(COST_SIZES)) else {}
+            )
+        if "<hub>" in kind:
+            return kind.replace("<hub>", rng.choice(HUBS))
         if "<id>" in kind:
             return self.evaluate_path(rng)
         return kind
@@ -126,6 +151,13 @@ class TrafficPlan:
             scaled = variable["default"] * rng.choice([1, 2, 4])
             values[variable["name"]] = str(min(scaled, variable["max"]))
         return f"/api/cost-models/{model['id']}/evaluate/" + query(values)
+
+
+def plan_query(rng: random.Random) -> str:
+    params = dict(rng.choice(PLANS))
+    if size := rng.choice(PLAN_SIZES):
+        params["P"] = size
+    return query(params)
 
 
 def query(params: dict[str, str]) -> str:

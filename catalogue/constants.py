@@ -53,3 +53,20 @@ ENTRY_TYPE_WORDS = {
     "misc": "other (preprint, web page, software)",
     "unpublished": "unpublished",
 }
+
+# A measured result's configuration: the keys of `config` in fixtures/results.json (the build
+# refuses others, fixtures/build/results.py) and the Result model's fields the loader fills.
+RESULT_CONFIG = (
+    "network",
+    "dataset",
+    "global_batch",
+    "batch_unit",
+    "devices",
+    "device_kind",
+    "interconnect",
+    "precision",
+    "family",
+    "strategy",
+    "layout",
+    "parameters",
+)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from catalogue.constants import RESULT_CONFIG
 from catalogue.loaders.merge import (
     DELETED,
     describe,
@@ -113,22 +114,6 @@ def load_techniques(path: Path, works: dict[str, Work], kept: list[str], first: 
         if merge_fixture(technique, values, kept) or technique.pk is None:
             technique.save()
         merge_works(technique, works_for(item.get("works", []), works), kept)
-
-
-RESULT_CONFIG = (
-    "network",
-    "dataset",
-    "global_batch",
-    "batch_unit",
-    "devices",
-    "device_kind",
-    "interconnect",
-    "precision",
-    "family",
-    "strategy",
-    "layout",
-    "parameters",
-)
 
 
 def load_results(path: Path, works: dict[str, Work], kept: list[str]) -> None:

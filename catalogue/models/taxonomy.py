@@ -38,14 +38,17 @@ class CategoryQuerySet(models.QuerySet):
     def top_level(self) -> CategoryQuerySet:
         return self.filter(parent__isnull=True)
 
-    def tree_with_counts(self, works: models.QuerySet | None = None) -> list[Category]:
+    def tree_with_counts(
+        self, works: models.QuerySet | None = None, nodes: list[Category] | None = None
+    ) -> list[Category]:
         """The category tree: root nodes, each node with `child_nodes` and `work_count`, the
         number of distinct works (of `works`, default all) in the node's whole subtree.
 
         Two queries whatever the size of the tree: the categories, then one grouped
         COUNT(DISTINCT), so that a work in two sub-categories counts once in the parent.
+        `nodes`: the categories already read (in tree order; they get the counts), one query.
         """
-        nodes, roots = self._tree()
+        nodes, roots = self._tree() if nodes is None else _linked(nodes)
         by_era = _subtree_work_counts(nodes, works).values()
         for node in nodes:
             # A work has one era, so the per-era counts add up to the distinct works.
@@ -57,14 +60,7 @@ class CategoryQuerySet(models.QuerySet):
 
     def _tree(self) -> tuple[list[Category], list[Category]]:
         """(all nodes, root nodes), each node with its `child_nodes`, from one query."""
-        nodes = list(self.order_by("order", "code"))
-        by_pk = {node.pk: node for node in nodes}
-        for node in nodes:
-            node.child_nodes = []
-        for node in nodes:
-            if node.parent_id in by_pk:
-                by_pk[node.parent_id].child_nodes.append(node)
-        return nodes, [node for node in nodes if node.parent_id not in by_pk]
+        return _linked(list(self.order_by("order", "code")))
 
     def in_tree_order(self) -> list[tuple[Category, int]]:
         """(category, depth) in reading order: each parent followed by its children, siblings in
@@ -103,6 +99,17 @@ class CategoryQuerySet(models.QuerySet):
             root.alternative_count = counts[Era.SURVEY].alternatives.get(root.pk, 0)
             root.after_count = counts[Era.AFTER].works.get(root.pk, 0)
         return roots
+
+
+def _linked(nodes: list[Category]) -> tuple[list[Category], list[Category]]:
+    """(nodes, root nodes), each node given its `child_nodes` (in the order of `nodes`)."""
+    by_pk = {node.pk: node for node in nodes}
+    for node in nodes:
+        node.child_nodes = []
+    for node in nodes:
+        if node.parent_id in by_pk:
+            by_pk[node.parent_id].child_nodes.append(node)
+    return nodes, [node for node in nodes if node.parent_id not in by_pk]
 
 
 @dataclass

@@ -28,8 +28,8 @@ from explorer.web.forms import (
     NumberParameter,
     QueryForm,
     QueryParameter,
-    plain_number,
 )
+from explorer.web.readers import plain_number
 from explorer.web.words import echoed
 
 Query = Mapping[str, Sequence[str]]

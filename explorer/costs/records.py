@@ -17,7 +17,7 @@ from django.db.models import Prefetch
 from catalogue.costs import Formula, parse
 from catalogue.models import CostModel, Work
 from explorer.costs.presets import FC, Layer
-from explorer.web.forms import bounds_message
+from explorer.web.readers import bounds_message
 
 CONFIRMED = "confirmed"
 DOUBTFUL = "doubtful"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.db.models import Prefetch
 from django.http import QueryDict
 from django.shortcuts import render
+from django.template.loader import render_to_string
 
 from catalogue.costs import FormulaError
 from catalogue.models import Category, CostModel, Technique
@@ -196,6 +197,13 @@ SHOWN = ("technique", "label", "formula", "unit", "asymptotic", "section", "stat
 
 @cached_for_anonymous
 def technique_list(request):
+    """The page takes no parameter: its content is HTML kept per catalogue version (its ~90
+    formulas and ~500 work links cost 15-25 ms to write on every request)."""
+    body = per_version("techniques-page", techniques_body)
+    return render(request, "costs/techniques.html", {"body": body})
+
+
+def techniques_body() -> str:
     """Techniques grouped by top-level category; five queries whatever the catalogue's size."""
     roots = list(Category.objects.top_level())
     root_code = Category.objects.root_codes()
@@ -212,7 +220,7 @@ def technique_list(request):
     sections = [
         {"category": root, "techniques": groups[root.code]} for root in roots if groups[root.code]
     ]
-    return render(request, "costs/techniques.html", {"sections": sections})
+    return render_to_string("costs/_techniques_body.html", {"sections": sections})
 
 
 def _works_by_technique() -> dict[int, list[dict]]:

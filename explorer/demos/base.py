@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from explorer.web.words import echoed, unknown_message
+from explorer.web.readers import Refused, read_bool, read_choice, read_number
+from explorer.web.words import unknown_message
 
 ParamType = Literal["int", "float", "choice", "bool"]
 Level = Literal["operators", "networks", "training", "distributed"]
@@ -22,9 +23,6 @@ ProgressHook = Callable[[float, str], None]
 LEVELS = ("operators", "networks", "training", "distributed")
 REFERENCE_COUNT = 269  # entries in the survey's v2 bibliography
 RESULT_KEYS = ("metrics", "tables", "figures", "agreement")
-
-_TRUE_WORDS = {"true", "1", "yes", "on"}
-_FALSE_WORDS = {"false", "0", "no", "off"}
 
 
 class DemoError(ValueError):
@@ -41,6 +39,11 @@ class ParamError(DemoError):
 
 @dataclass(frozen=True)
 class Param:
+    """A demo's parameter: what the schema and the forms show (type, bounds, choices, help,
+    unit). Its value, from a query's text or a run's JSON body, is read and refused as the query
+    parameters of explorer/web/forms.py read theirs (explorer/web/readers.py: one reader per
+    kind, one wording)."""
+
     name: str
     type: ParamType
     default: int | float | str | bool
@@ -65,79 +68,15 @@ class Param:
 
     def parse(self, raw: object) -> int | float | str | bool:
         """The canonical value of `raw`, or ParamError naming this parameter and its bounds."""
-        parsers = {
-            "int": self._parse_int,
-            "float": self._parse_float,
-            "choice": self._parse_choice,
-            "bool": self._parse_bool,
-        }
-        return parsers[self.type](raw)
-
-    def bounds_text(self) -> str:
-        if self.type == "int":
-            return f"an integer between {self.min} and {self.max}"
-        if self.type == "float":
-            return f"a number between {self.min:g} and {self.max:g}"
-        if self.type == "choice":
-            return "one of " + ", ".join(repr(choice) for choice in self.choices)
-        return "true or false"
-
-    def _refuse(self, raw: object) -> ParamError:
-        number = isinstance(raw, int | float) and not isinstance(raw, bool)
-        shown = raw if number else echoed(raw) if isinstance(raw, str) else repr(raw)[:40]
-        return ParamError(f"{self.name} must be {self.bounds_text()} (got {shown})", self.name)
-
-    def _parse_int(self, raw: object) -> int:
-        number = _as_number(raw)
-        if number is None or not float(number).is_integer():
-            raise self._refuse(raw)
-        value = int(number)
-        if not self.min <= value <= self.max:
-            raise self._refuse(raw)
-        return value
-
-    def _parse_float(self, raw: object) -> float:
-        number = _as_number(raw)
-        if number is None or not self.min <= number <= self.max:
-            raise self._refuse(raw)
-        return float(number)
-
-    def _parse_choice(self, raw: object) -> str:
-        if not isinstance(raw, str) or raw not in self.choices:
-            raise self._refuse(raw)
-        return raw
-
-    def _parse_bool(self, raw: object) -> bool:
-        if isinstance(raw, bool):
-            return raw
-        word = raw.strip().lower() if isinstance(raw, str) else None
-        if word in _TRUE_WORDS:
-            return True
-        if word in _FALSE_WORDS:
-            return False
-        raise self._refuse(raw)
-
-
-def _as_number(raw: object) -> int | float | None:
-    """A finite int or float from a JSON number or a query-string text; None when it is neither."""
-    if isinstance(raw, bool):  # bool is an int subclass, but True is not a count
-        return None
-    if isinstance(raw, int):
-        return raw
-    if isinstance(raw, float):
-        return raw if math.isfinite(raw) else None
-    if isinstance(raw, str):
-        text = raw.strip()
         try:
-            return int(text)
-        except ValueError:
-            pass
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
-    return None
+            if self.type in ("int", "float"):
+                return read_number(self.name, raw, self.min, self.max, whole=self.type == "int")
+            if self.type == "choice":
+                allowed = ", ".join(repr(choice) for choice in self.choices)
+                return read_choice(raw, self.choices, f"{self.name} must be one of {allowed}")
+            return read_bool(self.name, raw)
+        except Refused as refused:
+            raise ParamError(str(refused), self.name) from None
 
 
 SEED = Param(

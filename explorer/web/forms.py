@@ -8,7 +8,6 @@ allows, e.g. "N must be between 1 and 1024 (got 0)".
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 from django import forms
@@ -17,6 +16,12 @@ from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
 from explorer.web.errors import NON_FIELD, ApiError
+from explorer.web.readers import (
+    Refused,
+    read_bool,
+    read_choice,
+    read_number,
+)
 from explorer.web.words import echoed, repeated_message, unknown_message
 
 
@@ -33,18 +38,6 @@ class EveryValue(forms.Widget):
         return name not in data
 
 
-def plain_number(value: object) -> str:
-    """A number as people write it: 3, not 3.0; the raw text when it is text."""
-    if isinstance(value, str):
-        return value
-    value = float(value)
-    return f"{value:g}" if not value.is_integer() or abs(value) >= 1e16 else str(int(value))
-
-
-def bounds_message(name: str, low: float, high: float, got: object) -> str:
-    return f"{name} must be between {low:g} and {high:g} (got {plain_number(got)})"
-
-
 class QueryParameter(forms.Field):
     """One query parameter: its single value, or `default` when it is not given."""
 
@@ -56,7 +49,10 @@ class QueryParameter(forms.Field):
 
     def to_python(self, values: list[str]) -> object:
         # A repeated parameter is refused by the form's check of names (QueryForm), before.
-        return self.read(values[-1]) if values else self.default
+        try:
+            return self.read(values[-1]) if values else self.default
+        except Refused as refused:
+            raise forms.ValidationError(str(refused)) from None
 
     def read(self, raw: str) -> object:
         return raw
@@ -70,19 +66,7 @@ class NumberParameter(QueryParameter):
         self.low, self.high, self.whole = low, high, whole
 
     def read(self, raw: str) -> float | int:
-        try:
-            value = float(raw) if raw.isascii() else math.nan  # not ٣ or ３: see AsciiNumber
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or (self.whole and not value.is_integer()):
-            kind = "a whole number" if self.whole else "a number"
-            raise forms.ValidationError(
-                f"{self.name} must be {kind} between {self.low:g} and {self.high:g} "
-                f"(got {echoed(raw)})"
-            )
-        if not self.low <= value <= self.high:
-            raise forms.ValidationError(bounds_message(self.name, self.low, self.high, raw))
-        return int(value) if self.whole else value
+        return read_number(self.name, raw, self.low, self.high, self.whole)
 
 
 class ChoiceParameter(QueryParameter):
@@ -93,9 +77,14 @@ class ChoiceParameter(QueryParameter):
         self.choices, self.message = list(choices), message
 
     def read(self, raw: str) -> str:
-        if raw not in self.choices:
-            raise forms.ValidationError(f"{self.message} (got {echoed(raw)})")
-        return raw
+        return read_choice(raw, self.choices, self.message)
+
+
+class BoolParameter(QueryParameter):
+    """True or false (true, 1, yes, on; false, 0, no, off)."""
+
+    def read(self, raw: str) -> bool:
+        return read_bool(self.name, raw)
 
 
 class AsciiNumber:
@@ -193,6 +182,19 @@ class FastSelect(forms.Select):
     go through the templates."""
 
     def render(self, name, value, attrs=None, renderer=None) -> SafeString:
+        """The select's HTML, kept per name, value, attributes and choices (the same for every
+        reader of a page at its defaults: the works page renders 60 options per request)."""
+        key = _select_key(name, value, attrs, self.attrs, self.choices)
+        if key is not None and (html := _SELECTS.get(key)) is not None:
+            return html
+        html = self._render(name, value, attrs, renderer)
+        if key is not None:
+            if len(_SELECTS) >= MAX_SELECTS_KEPT:
+                _SELECTS.clear()
+            _SELECTS[key] = html
+        return html
+
+    def _render(self, name, value, attrs, renderer) -> SafeString:
         widget = self.get_context(name, value, attrs)["widget"]
         if any(group_name for group_name, _, _ in widget["optgroups"]):
             return super().render(name, value, attrs, renderer)
@@ -205,6 +207,28 @@ class FastSelect(forms.Select):
             ]
         parts.append("\n</select>")  # each option's template ends with a newline too
         return mark_safe("".join(parts))  # noqa: S308 - every value escaped above
+
+
+MAX_SELECTS_KEPT = 512
+_SELECTS: dict[tuple, SafeString] = {}
+
+
+def _select_key(name, value, attrs, own_attrs, choices) -> tuple | None:
+    """What a select's HTML depends on, or None when the choices are not plain values (a model
+    iterator, which reads the database, or anything unhashable): those are not kept."""
+    if not isinstance(choices, list | tuple):
+        return None
+    values = tuple(value) if isinstance(value, list | tuple) else value
+    key = (name, values, _items(attrs), _items(own_attrs), tuple(map(tuple, choices)))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _items(attrs: dict | None) -> tuple:
+    return tuple(sorted((attrs or {}).items()))
 
 
 def _attrs(attrs: dict) -> str:

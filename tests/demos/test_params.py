@@ -42,18 +42,18 @@ def test_it_accepts_numeric_strings_for_floats():
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ({"P": 5000}, "P must be an integer between 1 and 64 (got 5000)"),
-        ({"P": 0}, "P must be an integer between 1 and 64 (got 0)"),
-        ({"P": "abc"}, "P must be an integer between 1 and 64 (got 'abc')"),
-        ({"P": 2.5}, "P must be an integer between 1 and 64 (got 2.5)"),
-        ({"P": True}, "P must be an integer between 1 and 64 (got True)"),
-        ({"P": None}, "P must be an integer between 1 and 64 (got None)"),
-        ({"P": [4]}, "P must be an integer between 1 and 64 (got [4])"),
-        ({"P": "nan"}, "P must be an integer between 1 and 64 (got 'nan')"),
+        ({"P": 5000}, "P must be between 1 and 64 (got 5000)"),
+        ({"P": 0}, "P must be between 1 and 64 (got 0)"),
+        ({"P": "abc"}, "P must be a whole number between 1 and 64 (got 'abc')"),
+        ({"P": 2.5}, "P must be a whole number between 1 and 64 (got 2.5)"),
+        ({"P": True}, "P must be a whole number between 1 and 64 (got 'True')"),
+        ({"P": None}, "P must be a whole number between 1 and 64 (got 'None')"),
+        ({"P": [4]}, "P must be a whole number between 1 and 64 (got '[4]')"),
+        ({"P": "nan"}, "P must be a whole number between 1 and 64 (got 'nan')"),
         ({"backward_cost": math.nan}, "backward_cost must be a number between 0 and 4 (got nan)"),
         ({"backward_cost": "inf"}, "backward_cost must be a number between 0 and 4 (got 'inf')"),
-        ({"backward_cost": -1}, "backward_cost must be a number between 0 and 4 (got -1)"),
-        ({"seed": 2**31}, f"seed must be an integer between 0 and {2**31 - 1} (got {2**31})"),
+        ({"backward_cost": -1}, "backward_cost must be between 0 and 4 (got -1)"),
+        ({"seed": 2**31}, f"seed must be between 0 and {2**31 - 1} (got {2**31})"),
     ],
 )
 def test_it_refuses_bad_values_naming_the_parameter_and_bounds(raw, message):

@@ -84,7 +84,7 @@ def test_it_releases_its_slot_after_a_failed_run(tmp_path):
 
 
 def test_it_validates_before_starting_a_worker(tmp_path):
-    with pytest.raises(ParamError, match="n must be an integer between 0 and 10"):
+    with pytest.raises(ParamError, match="n must be between 0 and 10"):
         run_demo("echo", {"n": 11}, registry=TINY_REGISTRY, slot_dir=tmp_path)
     with pytest.raises(UnknownDemo, match="unknown demo 'nope'"):
         run_demo("nope", {}, slot_dir=tmp_path)

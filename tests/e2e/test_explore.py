@@ -45,4 +45,4 @@ def test_it_runs_a_demo_and_shows_its_chart(page, live_survey):
 
 def test_it_shows_a_clear_error_for_a_bad_demo_parameter(page, live_survey):
     page.goto(f"{live_survey.url}/demos/pipeline-bubble/?M=100000&run=1")
-    expect(page.locator("#demo-error")).to_contain_text("M must be an integer between")
+    expect(page.locator("#demo-error")).to_contain_text("M must be between 1 and")
