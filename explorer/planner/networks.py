@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from explorer.workloads.agreement import within_tolerance
+
 from .formulas import Assumption, Derivation, Formulas, evaluate, number_text
-from .shape import within_tolerance
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "networks.json"
 FLOPS_PER_OPERATION = {"conv": 2, "fc": 2, "pool": 1, "relu": 1, "bn": 1}

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.workloads.agreement import TOLERANCE, within_tolerance
+
 from .formulas import Derivation, Formulas, evaluate, number_text
 from .machine import Inputs
 from .network_model import StepFlops
-from .shape import TOLERANCE, Comparison, NetworkTotals, within_tolerance
+from .shape import Comparison, NetworkTotals
 from .transformer import (
     CUSTOM,
     PRESETS,

@@ -7,7 +7,7 @@ import pytest
 
 from explorer.planner.formulas import fixture_formulas
 from explorer.planner.networks import FIXTURE, networks, paper_comparison, totals
-from explorer.planner.shape import TOLERANCE
+from explorer.workloads.agreement import TOLERANCE
 from fixtures.build.build_networks import SOURCE, build
 
 

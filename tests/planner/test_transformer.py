@@ -9,13 +9,13 @@ from explorer.planner.formulas import evaluate, fixture_formulas
 from explorer.planner.layouts.step import activation_array
 from explorer.planner.machine import Inputs
 from explorer.planner.network_model import from_transformer
-from explorer.planner.shape import TOLERANCE
 from explorer.planner.transformer import (
     PRESETS,
     active_parameters,
     flops_values,
     parameters,
 )
+from explorer.workloads.agreement import TOLERANCE
 
 FORMULAS = fixture_formulas()
 
