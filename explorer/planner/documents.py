@@ -9,17 +9,17 @@ from catalogue.costs import FormulaError
 from catalogue.version import per_version
 from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.links import link
+from explorer.workloads.data import catalogue_formulas, technique_links
+from explorer.workloads.formulas import CatalogueIncomplete
+from explorer.workloads.networks import networks
+from explorer.workloads.transformers.shapes import NETWORKS, is_transformer
 
 from . import accuracy, roofline
 from . import plan as planning
 from .calibration import default_efficiency
 from .calibration.families import model_family
-from .data import catalogue_formulas, technique_links
 from .forms import PlannerForm, relation_errors
-from .formulas import CatalogueIncomplete
 from .machine import Inputs, PlannerInputError, parse
-from .networks import networks
-from .transformer import NETWORKS, is_transformer
 from .transformer_network import NETWORK_DEFAULTS
 from .transformer_plan import config_of
 

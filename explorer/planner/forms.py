@@ -12,9 +12,12 @@ from typing import Any
 from django import forms
 
 from explorer.web.forms import AsciiNumber, QueryForm, WordChoiceField
+from explorer.workloads.devices import catalogue_devices
+from explorer.workloads.networks import networks
+from explorer.workloads.transformers.shapes import CUSTOM
+from explorer.workloads.transformers.shapes import PRESETS as TRANSFORMERS
 
 from .calibration.fit import STACKS
-from .devices import catalogue_devices
 from .machine import (
     ALLREDUCE_ALGORITHMS,
     ATTENTION,
@@ -28,10 +31,7 @@ from .machine import (
     Bound,
     Inputs,
 )
-from .networks import networks
 from .strategies import ALL_STRATEGY_SLUGS
-from .transformer import CUSTOM
-from .transformer import PRESETS as TRANSFORMERS
 
 # Parameters only a transformer reads: given with a CNN, they are refused, not ignored.
 TRANSFORMER_ONLY = frozenset(bound.name for bound in TRANSFORMER_BOUNDS)

@@ -11,8 +11,9 @@ import functools
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from explorer.workloads.devices import catalogue_devices, devices
+
 from .calibration.fit import STACKS
-from .devices import catalogue_devices, devices
 from .nodes import node_values
 from .presets import (  # the presets were split from this module; PRESETS read from here too
     DEVICE_FIGURES,

@@ -5,11 +5,12 @@ out; no ORM."""
 
 from __future__ import annotations
 
+from explorer.workloads.formulas import Formulas
+from explorer.workloads.transformers.shapes import is_transformer
+
 from . import layer_table_plan, transformer_plan
-from .formulas import Formulas
 from .machine import Inputs
 from .shape import Plan
-from .transformer import is_transformer
 
 
 def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> Plan:

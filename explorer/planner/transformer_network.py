@@ -7,12 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.workloads.agreement import TOLERANCE, within_tolerance
-
-from .formulas import Derivation, Formulas, evaluate, number_text
-from .machine import Inputs
-from .network_model import StepFlops
-from .shape import Comparison, NetworkTotals
-from .transformer import (
+from explorer.workloads.formulas import Derivation, Formulas, evaluate, number_text
+from explorer.workloads.network_model import StepFlops
+from explorer.workloads.transformers.shapes import (
     CUSTOM,
     PRESETS,
     Preset,
@@ -24,6 +21,9 @@ from .transformer import (
     parameters,
     trainable_parameters,
 )
+
+from .machine import Inputs
+from .shape import Comparison, NetworkTotals
 
 LORA_NOTE = (
     " LoRA, the base frozen (lora-frozen-base): the value is 2·B·s·l·(p·(m − 1) + p_a·m) + "

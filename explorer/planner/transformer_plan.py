@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .formulas import (
+from explorer.workloads.formulas import (
     TRANSFORMER_ROLES,
     TRUSTED_STATUSES,
     Derivation,
@@ -19,6 +19,9 @@ from .formulas import (
     check_complete,
     number_text,
 )
+from explorer.workloads.network_model import transformer_step
+from explorer.workloads.transformers.shapes import TransformerConfig, check, config_for
+
 from .layouts.sources import part_sources, sources_at, unconfirmed_uses
 from .layouts.space import (
     IN_FLIGHT,
@@ -34,13 +37,11 @@ from .layouts.space import (
 from .layouts.step import evaluate_layouts, evaluate_together
 from .layouts.table import layouts_document, time_to_train
 from .machine import MAX_P, Inputs, PlannerInputError
-from .network_model import transformer_step
 from .sensitivity import sensitivity, with_layouts
 from .shape import Plan, Strategy, build, ranked
 from .strategies.base import PRECISION
 from .strategies.layout_families import TransformerStrategy
 from .strategies.registry import transformer_strategies
-from .transformer import TransformerConfig, check, config_for
 from .transformer_network import network_document
 
 RANKING_NOTE = (

@@ -10,11 +10,11 @@ from typing import Any
 from catalogue.devices import devices
 from catalogue.models import MlperfBenchmark, MlperfRound, MlperfRun, MlperfScore, MlperfSystem
 from catalogue.version import per_version
-from explorer.planner.data import catalogue_formulas
-from explorer.planner.network_model import from_transformer
-from explorer.planner.networks import networks, totals
-from explorer.planner.transformer import PRESETS
 from explorer.web.links import link
+from explorer.workloads.data import catalogue_formulas
+from explorer.workloads.network_model import from_transformer
+from explorer.workloads.networks import networks, totals
+from explorer.workloads.transformers.shapes import PRESETS
 
 from .mlperf_figures import (
     FlopCount,

@@ -16,8 +16,8 @@ from dataclasses import replace
 from typing import Any
 
 from explorer.planner import plan as planning
-from explorer.planner.devices import LINKS, RECALLED, Device, Link, device_named, matching
 from explorer.planner.machine import BOUNDS, Inputs, PlannerInputError
+from explorer.workloads.devices import LINKS, RECALLED, Device, Link, device_named, matching
 
 from .paper_inputs import CNN_GIVEN, Given
 

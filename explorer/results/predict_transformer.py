@@ -19,9 +19,9 @@ from dataclasses import replace
 from typing import Any
 
 from explorer.planner import plan as planning
-from explorer.planner.devices import LINKS, Device, device_named, matching
 from explorer.planner.machine import PRESETS, Inputs, PlannerInputError
-from explorer.planner.transformer import PRESETS as MODELS
+from explorer.workloads.devices import LINKS, Device, device_named, matching
+from explorer.workloads.transformers.shapes import PRESETS as MODELS
 
 from .offload import gpu_memory, offload_time
 from .paper_inputs import TransformerRun

@@ -18,7 +18,7 @@ from statistics import median
 from typing import Any
 
 from explorer.planner.calibration import default_efficiency as calibrated
-from explorer.planner.devices import device_named
+from explorer.workloads.devices import device_named
 
 from . import predict_cnn, predict_transformer
 from .paper_inputs import NOT_EXPRESSIBLE, TRANSFORMER_RUNS

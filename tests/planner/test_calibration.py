@@ -26,8 +26,8 @@ from explorer.planner.calibration.predict import (
     needed_efficiency,
     with_efficiency,
 )
-from explorer.planner.devices import devices
-from explorer.planner.formulas import fixture_formulas
+from explorer.workloads.devices import devices
+from explorer.workloads.formulas import fixture_formulas
 
 DGX_H100 = {
     "round": "v3.1",

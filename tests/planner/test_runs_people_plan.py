@@ -9,7 +9,7 @@ from explorer.planner.calibration.fit import efficiency_at
 from explorer.planner.calibration.published import measured_step, published_runs, zero_stage
 from explorer.planner.nodes import NODES
 from explorer.planner.roofline import CEILINGS, ceiling, roofline
-from explorer.planner.transformer import PRESETS
+from explorer.workloads.transformers.shapes import PRESETS
 
 LLAMA_405B = "network=llama3.1-405b&device=h100-sxm&P=1024"
 

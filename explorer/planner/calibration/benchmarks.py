@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..transformer import PRESETS
+from explorer.workloads.transformers.shapes import PRESETS
 
 # ImageNet-1k's training images (the standard split), as the results' predictions count them.
 IMAGENET_TRAIN = 1_281_167

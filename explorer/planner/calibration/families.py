@@ -5,7 +5,7 @@ LoRA fine-tuning ("lora") is a training mode, not a network: the planner has non
 
 from __future__ import annotations
 
-from ..transformer import PRESETS, is_transformer
+from explorer.workloads.transformers.shapes import PRESETS, is_transformer
 
 
 def model_family(network: str) -> str:

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from catalogue import devices as catalogue
-
-from ..devices import devices
+from explorer.workloads.devices import devices
 
 # Latencies: no MLPerf system description states one; the a100-cluster preset's example values.
 INTER_LATENCY_US = 5.0

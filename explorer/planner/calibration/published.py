@@ -14,10 +14,11 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+from explorer.workloads.transformers.shapes import NETWORKS
+
 from .. import plan as planning
 from .. import roofline
 from ..machine import PlannerInputError, parse
-from ..transformer import NETWORKS
 from ..transformer_network import NETWORK_DEFAULTS
 from ..transformer_plan import config_of
 from .fit import efficiency_at, lookup, quantile

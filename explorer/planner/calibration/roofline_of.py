@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from explorer.workloads.transformers.shapes import is_transformer
+
 from ..machine import Inputs
 from ..roofline import for_inputs
-from ..transformer import is_transformer
 from ..transformer_plan import config_of
 
 

@@ -5,7 +5,7 @@ beside the others."""
 
 from __future__ import annotations
 
-from .transformer_config import Preset, TransformerConfig, _unconfirmed
+from .config import Preset, TransformerConfig, _unconfirmed
 
 MLCOMMONS = "https://github.com/mlcommons/training/blob/aa344c7fb900e82ed19fb94aebfed50c63ab2204/"
 # MLCommons' GPT-3 reference (Megatron-LM), now under retired_benchmarks/: its launch script sets

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .transformer_config import Preset, TransformerConfig, _unconfirmed
-from .transformer_mlperf import PRESETS as MLPERF_PRESETS
+from .config import Preset, TransformerConfig, _unconfirmed
+from .mlperf import PRESETS as MLPERF_PRESETS
 
 # Megatron-LM's 2021 paper (Narayanan et al., SC21, arXiv 2104.04473), its FLOPs formula.
 MEGATRON_2021 = "https://arxiv.org/abs/2104.04473"

@@ -15,7 +15,7 @@ import numpy as np
 
 from .formulas import Formulas, evaluate
 from .networks import LayerCosts, Network
-from .transformer import TransformerConfig, adapter_layer, flops_values, parameter_parts
+from .transformers.shapes import TransformerConfig, adapter_layer, flops_values, parameter_parts
 
 LAYER_TABLE = "layer-table"  # the kinds of network, each with its strategies in the registry
 TRANSFORMER = "transformer"
