@@ -61,7 +61,7 @@ def pure(runs: int) -> None:
         print(
             f"  {slug:10} ranked table {table:6.1f} ms   sweep of {points} P values {swept:6.1f} ms"
         )
-    from explorer.planner.transformer_network import NETWORK_DEFAULTS
+    from explorer.planner.transformers.network import NETWORK_DEFAULTS
     from explorer.workloads.transformers.shapes import NETWORKS as TRANSFORMER_NETWORKS
 
     for query in TRANSFORMERS:

@@ -14,14 +14,15 @@ from explorer.workloads.formulas import CatalogueIncomplete
 from explorer.workloads.networks import networks
 from explorer.workloads.transformers.shapes import NETWORKS, is_transformer
 
-from . import accuracy, roofline
 from . import plan as planning
-from .calibration import default_efficiency
-from .calibration.families import model_family
+from . import roofline
+from .accuracy import report as accuracy
+from .accuracy.calibration import default_efficiency
+from .accuracy.calibration.families import model_family
 from .forms import PlannerForm, relation_errors
 from .machine import Inputs, PlannerInputError, parse
-from .transformer_network import NETWORK_DEFAULTS
-from .transformer_plan import config_of
+from .transformers.network import NETWORK_DEFAULTS
+from .transformers.plan import config_of
 
 
 def answer(query) -> dict[str, Any]:

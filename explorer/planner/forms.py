@@ -17,7 +17,7 @@ from explorer.workloads.networks import networks
 from explorer.workloads.transformers.shapes import CUSTOM
 from explorer.workloads.transformers.shapes import PRESETS as TRANSFORMERS
 
-from .calibration.fit import STACKS
+from .accuracy.calibration.fit import STACKS
 from .machine import (
     ALLREDUCE_ALGORITHMS,
     ATTENTION,

@@ -13,7 +13,7 @@ from typing import Any
 
 from explorer.workloads.devices import catalogue_devices, devices
 
-from .calibration.fit import STACKS
+from .accuracy.calibration.fit import STACKS
 from .nodes import node_values
 from .presets import (  # the presets were split from this module; PRESETS read from here too
     DEVICE_FIGURES,

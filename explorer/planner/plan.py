@@ -8,9 +8,10 @@ from __future__ import annotations
 from explorer.workloads.formulas import Formulas
 from explorer.workloads.transformers.shapes import is_transformer
 
-from . import layer_table_plan, transformer_plan
+from . import layer_table_plan
 from .machine import Inputs
 from .shape import Plan
+from .transformers import plan as transformer_plan
 
 
 def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> Plan:

@@ -18,8 +18,8 @@ from explorer.workloads.networks import networks
 from explorer.workloads.transformers.shapes import CUSTOM
 from explorer.workloads.transformers.shapes import PRESETS as TRANSFORMERS
 
-from . import accuracy
-from .calibration.fit import STACKS
+from .accuracy import report as accuracy
+from .accuracy.calibration.fit import STACKS
 from .documents import answer
 from .machine import (
     ALLREDUCE_ALGORITHMS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import QueryDict
 from django.shortcuts import render
 
-from explorer.planner import accuracy
+from explorer.planner.accuracy import report as accuracy
 from explorer.web.errors import ApiError
 from explorer.web.forms import QueryForm
 from explorer.web.links import link

@@ -6,22 +6,22 @@ import math
 
 import pytest
 
-from explorer.planner.calibration import (
+from explorer.planner.accuracy.calibration import (
     NOT_BUILT,
     accuracy,
     comparable_runs,
     default_efficiency,
 )
-from explorer.planner.calibration import fit as fitting
-from explorer.planner.calibration.benchmarks import BENCHMARKS
-from explorer.planner.calibration.document import FIT_ROUNDS, peak_entries, read_fixture
-from explorer.planner.calibration.families import model_family
-from explorer.planner.calibration.machine import (
+from explorer.planner.accuracy.calibration import fit as fitting
+from explorer.planner.accuracy.calibration.benchmarks import BENCHMARKS
+from explorer.planner.accuracy.calibration.document import FIT_ROUNDS, peak_entries, read_fixture
+from explorer.planner.accuracy.calibration.families import model_family
+from explorer.planner.accuracy.calibration.machine import (
     assumed_inter_node,
     machine_from_system,
     stated_inter_node,
 )
-from explorer.planner.calibration.predict import (
+from explorer.planner.accuracy.calibration.predict import (
     measured_throughput,
     needed_efficiency,
     with_efficiency,

@@ -8,8 +8,8 @@ import pytest
 from explorer.planner.layouts.exchange import data_exchange, exposed_uniform, ring
 from explorer.planner.machine import parse
 from explorer.planner.strategies.exchange import _exposed, _split
-from explorer.planner.transformer_network import NETWORK_DEFAULTS
-from explorer.planner.transformer_plan import plan
+from explorer.planner.transformers.network import NETWORK_DEFAULTS
+from explorer.planner.transformers.plan import plan
 from explorer.workloads.formulas import fixture_formulas
 from explorer.workloads.networks import networks
 from explorer.workloads.transformers.shapes import PRESETS, parameters

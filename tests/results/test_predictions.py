@@ -143,7 +143,7 @@ def test_device_hours_and_a_flop_count(rows):
 
 
 def test_the_efficiency_is_the_calibrations_with_its_basis(rows):
-    from explorer.planner.calibration import default_efficiency
+    from explorer.planner.accuracy.calibration import default_efficiency
 
     goyal = rows["goyal2017-resnet50-256gpu"]["prediction"]
     expected = default_efficiency("p100-sxm2", "cnn", 8192 / 256)  # 32 images per device

@@ -18,7 +18,7 @@ from .machine import device_balances, device_siblings
 from .predict import THROUGHPUT_FORMULA, at_peak, needed_efficiency, with_efficiency
 from .roofline_of import roofline_of
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 MLPERF_FIXTURE = ROOT / "fixtures" / "mlperf.json.gz"
 FIT_ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v1.1", "v2.0", "v2.1", "v3.0", "v3.1")
 SPLIT_WHY = (

@@ -158,7 +158,7 @@ def device_siblings() -> dict[str, list[str]]:
     return {slug: same for slug, same in sorted(found.items()) if same}
 
 
-PRECISION_FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "mlperf_precision.json"
+PRECISION_FIXTURE = Path(__file__).resolve().parents[4] / "fixtures" / "mlperf_precision.json"
 
 
 @functools.cache

@@ -21,7 +21,7 @@ from .fit import ANY, FORMULA, efficiency_at, lookup, quantile
 # Where the fit's formula is stated once (a basis names it rather than repeating its 2 KB).
 MODEL_PAGE = "/planner/accuracy/#model"
 
-FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "planner_accuracy.json"
+FIXTURE = Path(__file__).resolve().parents[4] / "fixtures" / "planner_accuracy.json"
 NOT_BUILT: dict[str, Any] = {
     "format": 1,
     "status": "not built",

@@ -11,8 +11,8 @@ from django.shortcuts import render
 from explorer.web.forms import NoParameters
 from explorer.web.middleware import cached_for_anonymous
 
-from . import accuracy
-from .shown import number
+from ..shown import number
+from . import report as accuracy
 
 WORST_SHOWN = 8  # the held-out runs listed under the chart, the worst first
 

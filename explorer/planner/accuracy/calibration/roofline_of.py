@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from explorer.workloads.transformers.shapes import is_transformer
 
-from ..machine import Inputs
-from ..roofline import for_inputs
-from ..transformer_plan import config_of
+from ...machine import Inputs
+from ...roofline import for_inputs
+from ...transformers.plan import config_of
 
 
 def roofline_of(inputs: Inputs) -> float:

@@ -22,8 +22,8 @@ from explorer.workloads.formulas import (
 from explorer.workloads.network_model import transformer_step
 from explorer.workloads.transformers.shapes import TransformerConfig, check, config_for
 
-from .layouts.sources import part_sources, sources_at, unconfirmed_uses
-from .layouts.space import (
+from ..layouts.sources import part_sources, sources_at, unconfirmed_uses
+from ..layouts.space import (
     IN_FLIGHT,
     LAYOUT_FIELDS,
     MOST_LOADED_STAGE,
@@ -34,15 +34,15 @@ from .layouts.space import (
     candidates,
     factorisations,
 )
-from .layouts.step import evaluate_layouts, evaluate_together
-from .layouts.table import layouts_document, time_to_train
-from .machine import MAX_P, Inputs, PlannerInputError
-from .sensitivity import sensitivity, with_layouts
-from .shape import Plan, Strategy, build, ranked
-from .strategies.base import PRECISION
-from .strategies.layout_families import TransformerStrategy
-from .strategies.registry import transformer_strategies
-from .transformer_network import network_document
+from ..layouts.step import evaluate_layouts, evaluate_together
+from ..layouts.table import layouts_document, time_to_train
+from ..machine import MAX_P, Inputs, PlannerInputError
+from ..sensitivity import sensitivity, with_layouts
+from ..shape import Plan, Strategy, build, ranked
+from ..strategies.base import PRECISION
+from ..strategies.layout_families import TransformerStrategy
+from ..strategies.registry import transformer_strategies
+from .network import network_document
 
 RANKING_NOTE = (
     "Each strategy is the fastest layout of its family that fits in memory; the layouts table "

@@ -11,15 +11,10 @@ from dataclasses import replace
 from statistics import median
 from typing import Any
 
-from .. import plan as planning
-from ..machine import BOUNDS, Inputs, PlannerInputError
+from ... import plan as planning
+from ...machine import BOUNDS, Inputs, PlannerInputError
 from .benchmarks import BENCHMARKS, Benchmark
-from .machine import (
-    SystemMachine,
-    device_balances,
-    machine_from_system,
-    with_recorded_precision,
-)
+from .machine import SystemMachine, device_balances, machine_from_system, with_recorded_precision
 
 THROUGHPUT_FORMULA = (
     "median over the score's successful runs of the samples trained to the target (the last "

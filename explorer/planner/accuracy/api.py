@@ -23,8 +23,8 @@ from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
 from explorer.web.schema import document
 
-from .accuracy import summary, with_score_urls
 from .calibration import accuracy
+from .report import summary, with_score_urls
 
 MAX_PAGE_SIZE = 500
 DEFAULT_PAGE_SIZE = 100

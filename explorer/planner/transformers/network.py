@@ -22,8 +22,8 @@ from explorer.workloads.transformers.shapes import (
     trainable_parameters,
 )
 
-from .machine import Inputs
-from .shape import Comparison, NetworkTotals
+from ..machine import Inputs
+from ..shape import Comparison, NetworkTotals
 
 LORA_NOTE = (
     " LoRA, the base frozen (lora-frozen-base): the value is 2·B·s·l·(p·(m − 1) + p_a·m) + "

@@ -16,14 +16,14 @@ from typing import Any
 
 from explorer.workloads.transformers.shapes import NETWORKS
 
-from .. import plan as planning
-from .. import roofline
-from ..machine import PlannerInputError, parse
-from ..transformer_network import NETWORK_DEFAULTS
-from ..transformer_plan import config_of
+from ... import plan as planning
+from ... import roofline
+from ...machine import PlannerInputError, parse
+from ...transformers.network import NETWORK_DEFAULTS
+from ...transformers.plan import config_of
 from .fit import efficiency_at, lookup, quantile
 
-FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "published_runs.json"
+FIXTURE = Path(__file__).resolve().parents[4] / "fixtures" / "published_runs.json"
 # The planner's own tolerance for a run it should plan (issue 46: 15 % on Megatron-LM 2021's
 # Table 1, 20 % on the whole set).
 WITHIN = (0.15, 0.20)
