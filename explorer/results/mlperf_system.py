@@ -10,7 +10,7 @@ from django.http import Http404
 
 from catalogue.mlperf.fixture import COLUMNS
 from catalogue.models import MlperfRun, MlperfSystem
-from explorer.planner.accuracy.calibration import prediction_for
+from explorer.planner.public import prediction_for
 from explorer.web.links import link
 
 from .mlperf_rows import all_rows

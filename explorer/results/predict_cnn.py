@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from explorer.planner import plan as planning
-from explorer.planner.machine import BOUNDS, Inputs, PlannerInputError
+from explorer.planner import public as planning
+from explorer.planner.public import BOUNDS, Inputs, PlannerInputError
 from explorer.workloads.devices import LINKS, RECALLED, Device, Link, device_named, matching
 
 from .paper_inputs import CNN_GIVEN, Given

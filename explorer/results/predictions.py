@@ -17,7 +17,7 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
-from explorer.planner.accuracy.calibration import default_efficiency as calibrated
+from explorer.planner.public import default_efficiency as calibrated
 from explorer.workloads.devices import device_named
 
 from . import predict_cnn, predict_transformer

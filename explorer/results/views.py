@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import QueryDict
 from django.shortcuts import render
 
-from explorer.planner.accuracy import report as accuracy
+from explorer.planner.public import short_accuracy
 from explorer.web.errors import ApiError
 from explorer.web.forms import QueryForm
 from explorer.web.links import link
@@ -41,7 +41,7 @@ def results_page(request):
         "figure_names": FIGURE_NAMES,
         "sort_keys": SORT_KEYS,
         "mlperf_url": link("results:mlperf", query=_shared_filters(query)),
-        "accuracy": accuracy.short(),
+        "accuracy": short_accuracy(),
     }
     return render(request, "results/results.html", context)
 
@@ -68,7 +68,7 @@ def mlperf_page(request):
         "figures": mlperf_charts.figure_texts(document["charts"]["benchmark"]),
         "previous_url": _page_link(query, document["page"] - 1, document["pages"]),
         "next_url": _page_link(query, document["page"] + 1, document["pages"]),
-        "accuracy": accuracy.short(),
+        "accuracy": short_accuracy(),
     }
     return render(request, "results/mlperf.html", context)
 
