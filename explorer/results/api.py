@@ -17,12 +17,13 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from explorer.mlperf import documents as mlperf
+from explorer.mlperf import system as mlperf_system
 from explorer.web.forms import NoParameters
 from explorer.web.query import DeclaredQuery
 from explorer.web.renderers import FastJSONRenderer
 from explorer.web.schema import document
 
-from . import mlperf, mlperf_system
 from .documents import CSV_COLUMNS, ResultsForm, answer, csv_rows
 
 RESULTS = document(

@@ -5,12 +5,14 @@ from __future__ import annotations
 from django.http import QueryDict
 from django.shortcuts import render
 
+from explorer.mlperf import charts as mlperf_charts
+from explorer.mlperf import documents as mlperf
+from explorer.mlperf import system as mlperf_system
 from explorer.planner.public import short_accuracy
 from explorer.web.errors import ApiError
 from explorer.web.forms import QueryForm
 from explorer.web.links import link
 
-from . import mlperf, mlperf_charts, mlperf_system
 from .charts import figures
 from .documents import FIGURE_NAMES, SORT_KEYS, ResultsForm, answer
 
@@ -61,7 +63,7 @@ def mlperf_page(request):
         document = mlperf.answer(query)
     except ApiError as error:
         context = {"errors": error.errors, "form": mlperf.MlperfForm()}
-        return render(request, "results/mlperf.html", context, status=400)
+        return render(request, "mlperf/scores.html", context, status=400)
     context = {
         "document": document,
         "form": mlperf.MlperfForm(query),
@@ -70,7 +72,7 @@ def mlperf_page(request):
         "next_url": _page_link(query, document["page"] + 1, document["pages"]),
         "accuracy": short_accuracy(),
     }
-    return render(request, "results/mlperf.html", context)
+    return render(request, "mlperf/scores.html", context)
 
 
 def _page_link(query, page: int, pages: int) -> str:
@@ -84,7 +86,7 @@ def _page_link(query, page: int, pages: int) -> str:
 def _refuse_parameters(request):
     if request.GET:
         errors = {name: ["this page takes no parameter"] for name in request.GET}
-        return render(request, "results/mlperf.html", {"errors": errors}, status=400)
+        return render(request, "mlperf/scores.html", {"errors": errors}, status=400)
     return None
 
 
@@ -92,11 +94,11 @@ def mlperf_system_page(request, pk: int):
     if refused := _refuse_parameters(request):
         return refused
     context = mlperf_system.system_document(pk)
-    return render(request, "results/mlperf_system.html", context)
+    return render(request, "mlperf/system.html", context)
 
 
 def mlperf_score_page(request, pk: int, benchmark: str):
     if refused := _refuse_parameters(request):
         return refused
     context = mlperf_system.score_document(pk, benchmark)
-    return render(request, "results/mlperf_score.html", context)
+    return render(request, "mlperf/score.html", context)

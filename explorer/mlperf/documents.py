@@ -14,13 +14,13 @@ from typing import Any
 
 from django import forms
 
+from explorer.web.choices import benchmark_choices, round_choices, technique_choices
 from explorer.web.errors import ApiError
 from explorer.web.forms import FastSelect, QueryForm, WordChoiceField
 from explorer.web.links import link
 
-from .choices import benchmark_choices, round_choices, technique_choices
-from .mlperf_charts import chart_data
-from .mlperf_rows import all_rows
+from .charts import chart_data
+from .rows import all_rows
 
 DERIVED = ("samples_per_s_per_accelerator", "flops_per_accelerator", "fraction_of_peak")
 SORT_KEYS = ("round", "minutes", "accelerators", "nodes", *DERIVED, "scaling_efficiency")

@@ -17,7 +17,7 @@ from explorer.web.palette import accelerator_colour, accelerator_symbol
 from explorer.web.plotly_text import marker_traces
 from explorer.web.script_json import script_json
 
-from .mlperf_rows import all_rows
+from .rows import all_rows
 
 
 def _point(row: dict) -> dict[str, Any]:

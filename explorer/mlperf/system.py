@@ -13,7 +13,7 @@ from catalogue.models import MlperfRun, MlperfSystem
 from explorer.planner.public import prediction_for
 from explorer.web.links import link
 
-from .mlperf_rows import all_rows
+from .rows import all_rows
 
 SYSTEM_FIELDS = COLUMNS["systems"][1:]  # the fixture's columns of a system, its round apart
 

@@ -10,13 +10,14 @@ from typing import Any
 from catalogue.devices import devices
 from catalogue.models import MlperfBenchmark, MlperfRound, MlperfRun, MlperfScore, MlperfSystem
 from catalogue.version import per_version
+from explorer.results.predict_cnn import TRAINING_IMAGES
 from explorer.web.links import link
 from explorer.workloads.data import catalogue_formulas
 from explorer.workloads.network_model import from_transformer
 from explorer.workloads.networks import networks, totals
 from explorer.workloads.transformers.shapes import PRESETS
 
-from .mlperf_figures import (
+from .figures import (
     FlopCount,
     Progress,
     Run,
@@ -25,7 +26,6 @@ from .mlperf_figures import (
     samples_per_second,
     scaling_efficiency,
 )
-from .predict_cnn import TRAINING_IMAGES
 
 # The benchmarks whose network the planner counts, trained as the planner counts it (a whole
 # model from its start: not llama2_70b_lora, whose frozen weights have no weight gradients).

@@ -8,7 +8,7 @@ from types import MappingProxyType, SimpleNamespace
 import pytest
 
 from catalogue.models import MlperfSystem, Technique
-from explorer.results import mlperf_rows
+from explorer.mlperf import rows as mlperf_rows
 from tests.helpers import make_mlperf_score
 
 COMMIT = "0" * 40

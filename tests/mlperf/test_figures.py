@@ -2,7 +2,7 @@
 
 import pytest
 
-from explorer.results.mlperf_figures import (
+from explorer.mlperf.figures import (
     FlopCount,
     Progress,
     Run,
