@@ -164,9 +164,9 @@ def answer(query) -> dict[str, Any]:
             "(each row links its system description at its commit; each run's log is on the "
             "score's page). A figure marked derived was computed here; its formula is beside it."
         ),
-        "page_url": link("results:mlperf", query=encoded),
-        "api_url": link("results:api-mlperf", query=encoded),
-        "csv_url": link("results:api-mlperf-csv", query=encoded),
+        "page_url": link("mlperf:mlperf", query=encoded),
+        "api_url": link("mlperf:api-mlperf", query=encoded),
+        "csv_url": link("mlperf:api-mlperf-csv", query=encoded),
     }
 
 

@@ -10,9 +10,9 @@ from typing import Any
 from catalogue.devices import devices
 from catalogue.models import MlperfBenchmark, MlperfRound, MlperfRun, MlperfScore, MlperfSystem
 from catalogue.version import per_version
-from explorer.results.predict_cnn import TRAINING_IMAGES
 from explorer.web.links import link
 from explorer.workloads.data import catalogue_formulas
+from explorer.workloads.datasets import TRAINING_IMAGES
 from explorer.workloads.network_model import from_transformer
 from explorer.workloads.networks import networks, totals
 from explorer.workloads.transformers.shapes import PRESETS
@@ -144,8 +144,8 @@ def score_row(values: tuple, rounds: dict[tuple, MlperfRound]) -> dict[str, Any]
         rounds[where] = MlperfRound(repository=where[0], commit=where[1])
     row["source_url"] = rounds[where].file_url(row.pop("path"))
     row["runs"] = f"{row.pop('runs_successful')}/{row.pop('runs_required')}"
-    row["system_url"] = link("results:mlperf-system", row["system_pk"])
-    row["url"] = link("results:mlperf-score", row["system_pk"], row["benchmark"])
+    row["system_url"] = link("mlperf:mlperf-system", row["system_pk"])
+    row["url"] = link("mlperf:mlperf-score", row["system_pk"], row["benchmark"])
     return row
 
 

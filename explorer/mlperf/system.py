@@ -36,8 +36,8 @@ def _system_fields(system: MlperfSystem) -> dict[str, Any]:
         "repository": rnd.repository,
         "commit": rnd.commit,
         "source_url": rnd.file_url(system.path),
-        "url": link("results:mlperf-system", system.pk),
-        "api_url": link("results:api-mlperf-system", system.pk),
+        "url": link("mlperf:mlperf-system", system.pk),
+        "api_url": link("mlperf:api-mlperf-system", system.pk),
     }
 
 
@@ -80,7 +80,7 @@ def score_document(pk: int, benchmark: str) -> dict[str, Any]:
         "benchmark": benchmark,
         "score": score,
         "runs": chosen,
-        "api_url": link("results:api-mlperf-score", system.pk, benchmark),
+        "api_url": link("mlperf:api-mlperf-score", system.pk, benchmark),
         # The planner's prediction of this score (fixtures/planner_accuracy.json), if any.
         "prediction": prediction_for(system.round.version, system.system_id, benchmark),
         "accuracy_url": link("planner:accuracy"),

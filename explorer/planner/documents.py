@@ -57,7 +57,7 @@ def _answer(query, form: PlannerForm | None) -> dict[str, Any]:
 
 def with_efficiency(inputs: Inputs, query: dict[str, Any]) -> tuple[Inputs, dict[str, Any]]:
     """The inputs at the efficiency the user gave, else at the calibrated default for the
-    machine's device and the network's model family (explorer/planner/calibration), and the
+    machine's device and the network's model family (explorer/planner/accuracy/calibration), and the
     document's `efficiency`: its value, its basis and the measured runs it rests on."""
     if query.get("efficiency") not in (None, ""):
         given = {"value": inputs.efficiency, "basis": "given (the efficiency input)", "runs": 0}

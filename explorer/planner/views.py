@@ -216,7 +216,7 @@ def _shown_change(change: dict[str, Any] | None, query) -> None:
     for name, value in change["query"].items():
         changed[name] = value
     if "P" in change["query"]:
-        changed.pop("dp", None)  # the change drops a pinned dp (planner.transformer_plan.to_fit)
+        changed.pop("dp", None)  # the change drops a pinned dp (planner.transformers.plan.to_fit)
     change["shown_memory"] = number(change["memory_per_device"] / 1e9, "GB")
     change["url"] = link("planner:planner", query=changed.urlencode())
 

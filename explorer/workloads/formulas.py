@@ -72,7 +72,8 @@ ROLES: dict[str, tuple[str, str]] = {
 }
 
 # After the survey (fixtures/after_cost_models.json): the transformer planner's roles, apart so
-# that the survey's networks need none of them (see transformer_network.py and layouts/).
+# that the survey's networks need none of them (see the planner's transformers/network.py and
+# layouts/).
 TRANSFORMER_ROLES: dict[str, tuple[str, str]] = {
     "transformer.flops": (
         "transformer-compute",

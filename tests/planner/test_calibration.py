@@ -1,6 +1,7 @@
-"""The planner against MLPerf Training (explorer/planner/calibration): a machine from a system,
-the measured throughput, the efficiency fit, and the committed fixtures/planner_accuracy.json
-re-derived for a sample of its scores (a planner change that moves them makes it stale)."""
+"""The planner against MLPerf Training (explorer/planner/accuracy/calibration): a machine from a
+system, the measured throughput, the efficiency fit, and the committed
+fixtures/planner_accuracy.json re-derived for a sample of its scores (a planner change that moves
+them makes it stale)."""
 
 import math
 

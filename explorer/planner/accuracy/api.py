@@ -1,5 +1,5 @@
 """/api/planner/accuracy/: how well the planner predicts MLPerf Training's measured scores
-(explorer/planner/calibration: fixtures/planner_accuracy.json), without the per-score list
+(explorer/planner/accuracy/calibration: fixtures/planner_accuracy.json), without the per-score list
 unless `?predictions=1` (then paged: `page`, `page_size` up to MAX_PAGE_SIZE).
 
 Anonymous read only; a bad or unknown parameter is a 400 in the shared error shape."""

@@ -44,7 +44,7 @@ def score_urls(predictions: list[dict[str, Any]]) -> dict[ScoreKey, str]:
         pk = systems.get((p["round"], p["submitter"], p["system_id"]))
         if pk is not None:
             key = (p["round"], p["submitter"], p["system_id"], p["benchmark"])
-            urls[key] = link("results:mlperf-score", pk, p["benchmark"])
+            urls[key] = link("mlperf:mlperf-score", pk, p["benchmark"])
     return urls
 
 

@@ -2,7 +2,7 @@
 efficiency (issue 38). The public API other features read:
 
 - `accuracy()`: the accuracy document, fixtures/planner_accuracy.json (written by
-  fixtures/build/planner_accuracy.py from explorer.planner.calibration.document);
+  fixtures/build/planner_accuracy.py from explorer.planner.accuracy.calibration.document);
 - `default_efficiency(device, family)`: the efficiency the planner uses when the user gives none,
   fitted on every round, with its basis;
 - `comparable_runs(device, family, devices)`: measured runs like a query's, their peak fractions.
