@@ -44,9 +44,9 @@ def median_ms(function, runs: int) -> float:
 def pure(runs: int) -> None:
     from explorer.planner import layer_table_plan
     from explorer.planner import plan as planning
-    from explorer.planner.formulas import fixture_formulas
     from explorer.planner.machine import parse
-    from explorer.planner.networks import networks
+    from explorer.workloads.formulas import fixture_formulas
+    from explorer.workloads.networks import networks
 
     formulas = fixture_formulas()
     print(f"pure computation (median of {runs}):")
@@ -61,8 +61,8 @@ def pure(runs: int) -> None:
         print(
             f"  {slug:10} ranked table {table:6.1f} ms   sweep of {points} P values {swept:6.1f} ms"
         )
-    from explorer.planner.transformer import NETWORKS as TRANSFORMER_NETWORKS
-    from explorer.planner.transformer_network import NETWORK_DEFAULTS
+    from explorer.planner.transformers.network import NETWORK_DEFAULTS
+    from explorer.workloads.transformers.shapes import NETWORKS as TRANSFORMER_NETWORKS
 
     for query in TRANSFORMERS:
         values = dict(item.split("=") for item in query.split("&"))

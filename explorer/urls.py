@@ -17,6 +17,7 @@ urlpatterns = [
     path("", include("explorer.works.urls")),
     path("", include("explorer.planner.urls")),
     path("", include("explorer.results.urls")),
+    path("", include("explorer.mlperf.urls")),
     path("", include("explorer.devices.urls")),
     path("", include("explorer.releases.urls")),
     path("api/schema/", SchemaView.as_view(), name="api-schema"),

@@ -61,7 +61,7 @@ def hub_document(hub: Hub, absolute) -> dict[str, Any]:
                 "name": b.name,
                 "scores": b.scored,
                 "best_minutes": b.best,
-                "html_url": absolute(link("results:mlperf", query=f"benchmark={b.slug}")),
+                "html_url": absolute(link("mlperf:mlperf", query=f"benchmark={b.slug}")),
             }
             for b in hub.mlperf
         ],

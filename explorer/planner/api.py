@@ -70,4 +70,6 @@ class PlannerView(DeclaredQuery, APIView):
         responses={200: PLAN, 400: OpenApiTypes.OBJECT},
     )
     def get(self, request):
-        return Response(answer(request.GET))  # ApiError: a 400 keyed by parameter, or a 503
+        # The form DeclaredQuery checked, not a second one: ApiError, a 400 keyed by parameter
+        # (or a 503 when the catalogue's cost models cannot be composed).
+        return Response(answer(request.GET, self.declared_query))

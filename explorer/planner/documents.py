@@ -9,39 +9,35 @@ from catalogue.costs import FormulaError
 from catalogue.version import per_version
 from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.links import link
+from explorer.workloads.data import catalogue_formulas, technique_links
+from explorer.workloads.formulas import CatalogueIncomplete
+from explorer.workloads.transformers.shapes import is_transformer
 
-from . import accuracy, roofline
 from . import plan as planning
-from .calibration import default_efficiency
-from .calibration.families import model_family
-from .data import catalogue_formulas, technique_links
-from .forms import PlannerForm, relation_errors
-from .formulas import CatalogueIncomplete
-from .machine import Inputs, PlannerInputError, parse
-from .networks import networks
-from .transformer import NETWORKS, is_transformer
-from .transformer_network import NETWORK_DEFAULTS
-from .transformer_plan import config_of
+from . import roofline
+from .accuracy import report as accuracy
+from .accuracy.calibration import default_efficiency
+from .accuracy.calibration.families import model_family
+from .forms import PlannerForm
+from .machine import Inputs, PlannerInputError
+from .transformers.plan import config_of
 
 
-def answer(query) -> dict[str, Any]:
-    """The planner's document for a query string (a QueryDict); ApiError when it is bad, keyed
-    by the parameter at fault. Without a query (the page as first opened), once per catalogue
-    version."""
+def answer(query, form: PlannerForm | None = None) -> dict[str, Any]:
+    """The planner's document for a query string (a QueryDict) and its form (built here when
+    the caller has none: the API view brings the one it checked); ApiError when it is bad,
+    keyed by the parameter at fault. Without a query (the page as first opened), once per
+    catalogue version."""
     if not query:
-        return per_version("planner-default", lambda: _answer(query))
-    return _answer(query)
+        return per_version("planner-default", lambda: _answer(query, form))
+    return _answer(query, form)
 
 
-def _answer(query) -> dict[str, Any]:
-    form = PlannerForm(query)
-    cleaned = form.checked()  # unknown, repeated, out of bounds, not for this network
+def _answer(query, form: PlannerForm | None) -> dict[str, Any]:
+    form = form or PlannerForm(query)
+    cleaned = form.checked()  # each value, then the inputs with presets merged, all checked
+    inputs, efficiency = with_efficiency(cleaned["inputs"], form.query())
     try:
-        inputs = parse(form.query(), set(networks()) | set(NETWORKS), NETWORK_DEFAULTS)
-        inputs, efficiency = with_efficiency(inputs, form.query())
-        layers = config_of(inputs).layers if is_transformer(inputs.network) else None
-        if errors := relation_errors(inputs, layers):
-            raise ApiError(errors)
         document = planning.plan(inputs, catalogue_formulas())
     except PlannerInputError as error:
         raise ApiError({error.parameter or NON_FIELD: [str(error)]}) from None
@@ -61,7 +57,7 @@ def _answer(query) -> dict[str, Any]:
 
 def with_efficiency(inputs: Inputs, query: dict[str, Any]) -> tuple[Inputs, dict[str, Any]]:
     """The inputs at the efficiency the user gave, else at the calibrated default for the
-    machine's device and the network's model family (explorer/planner/calibration), and the
+    machine's device and the network's model family (explorer/planner/accuracy/calibration), and the
     document's `efficiency`: its value, its basis and the measured runs it rests on."""
     if query.get("efficiency") not in (None, ""):
         given = {"value": inputs.efficiency, "basis": "given (the efficiency input)", "runs": 0}

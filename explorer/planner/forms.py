@@ -1,8 +1,9 @@
 """The planner's query-string form, shared by the page and its JSON twin.
 
 Every field is optional (a missing value takes the machine preset's, then the default); a value
-out of bounds is an error whose message names the field and the bound. The cleaned values go to
-`machine.parse`, which applies the preset and the checks between fields.
+out of bounds is an error whose message names the field and the bound. Its clean() returns the
+inputs (`cleaned_data["inputs"]`): the checked values with the network's and the machine's
+presets merged (machine.merged) and the values checked together; nothing checks them again.
 """
 
 from __future__ import annotations
@@ -10,11 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.core.exceptions import NON_FIELD_ERRORS
 
 from explorer.web.forms import AsciiNumber, QueryForm, WordChoiceField
+from explorer.workloads.devices import catalogue_devices
+from explorer.workloads.networks import networks
+from explorer.workloads.transformers.shapes import CUSTOM, is_transformer
+from explorer.workloads.transformers.shapes import PRESETS as TRANSFORMERS
 
-from .calibration.fit import STACKS
-from .devices import catalogue_devices
+from .accuracy.calibration.fit import STACKS
 from .machine import (
     ALLREDUCE_ALGORITHMS,
     ATTENTION,
@@ -27,11 +32,13 @@ from .machine import (
     TRANSFORMER_BOUNDS,
     Bound,
     Inputs,
+    PlannerInputError,
+    check_relations,
+    merged,
 )
-from .networks import networks
 from .strategies import ALL_STRATEGY_SLUGS
-from .transformer import CUSTOM
-from .transformer import PRESETS as TRANSFORMERS
+from .transformers.network import NETWORK_DEFAULTS
+from .transformers.plan import config_of
 
 # Parameters only a transformer reads: given with a CNN, they are refused, not ignored.
 TRANSFORMER_ONLY = frozenset(bound.name for bound in TRANSFORMER_BOUNDS)
@@ -211,6 +218,8 @@ class PlannerForm(QueryForm):
             self.fields[name] = _bounded_field(bound)
 
     def clean(self) -> dict[str, Any]:
+        """The checked values and `inputs`, the Inputs they make once the presets are merged
+        and the values are checked together (none when a value is wrong)."""
         cleaned = super().clean()
         network = cleaned.get("network") or Inputs.network
         if network not in TRANSFORMERS and network != CUSTOM:
@@ -219,14 +228,30 @@ class PlannerForm(QueryForm):
             for name in sorted(TRANSFORMER_ONLY):
                 if cleaned.get(name) not in (None, getattr(Inputs, name, None)):
                     self.add_error(name, f"{name} applies to transformer networks, not {network}")
+        if self._errors or self.parameter_errors():
+            return cleaned  # a value is wrong on its own: said as such, not as a relation
+        try:
+            inputs = merged(self.query(), NETWORK_DEFAULTS)
+            check_relations(inputs)
+            layers = config_of(inputs).layers if is_transformer(inputs.network) else None
+        except PlannerInputError as error:
+            self._refuse(error.parameter or NON_FIELD_ERRORS, str(error))
+            return cleaned
+        for name, messages in relation_errors(inputs, layers).items():
+            self._refuse(name, *messages)
+        cleaned["inputs"] = inputs
         return cleaned
 
+    def _refuse(self, parameter: str, *messages: str) -> None:
+        """An error keyed by the parameter to change, a field or not (the API's 400 shape)."""
+        self._errors[parameter] = self.error_class(list(messages))
+
     def query(self) -> dict[str, Any]:
-        """The cleaned values that were given, for machine.parse."""
+        """The cleaned values that were given, for machine.merged."""
         return {
             name: value
             for name, value in self.cleaned_data.items()
-            if name != "strategy" and value not in (None, "")
+            if name not in ("strategy", "inputs") and value not in (None, "")
         }
 
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .formulas import Formulas, check_complete
+from explorer.workloads.agreement import TOLERANCE
+from explorer.workloads.formulas import Formulas, check_complete
+from explorer.workloads.network_model import from_layer_table
+from explorer.workloads.networks import networks, paper_comparison, totals
+
 from .machine import Inputs, PlannerInputError
-from .network_model import from_layer_table
-from .networks import networks, paper_comparison, totals
 from .sensitivity import sensitivity
-from .shape import TOLERANCE, NetworkTotals, Plan, Strategy, build, ranked
+from .shape import NetworkTotals, Plan, Strategy, build, ranked
 from .strategies import Context, all_outcomes, describe, prime_exchanges
 
 RANKING_NOTE = (

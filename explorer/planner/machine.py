@@ -11,8 +11,9 @@ import functools
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .calibration.fit import STACKS
-from .devices import catalogue_devices, devices
+from explorer.workloads.devices import catalogue_devices, devices
+
+from .accuracy.calibration.fit import STACKS
 from .nodes import node_values
 from .presets import (  # the presets were split from this module; PRESETS read from here too
     DEVICE_FIGURES,
@@ -425,25 +426,19 @@ def parse(
     networks: set[str],
     network_defaults: dict[str, dict[str, Any]] | None = None,
 ) -> Inputs:
-    """Inputs from a query (strings or numbers): the network's training defaults (a transformer
-    preset's batch, tokens, precision...), then the machine preset's values, then explicit
-    ones."""
+    """Inputs from a plain query (strings or numbers: the published runs, the bench, the tests):
+    each value checked here, then `merged`, then the values together (`check_relations`). The
+    planner's form checks each value in its own field and merges in its clean() instead."""
     machine = str(query.get("machine") or "example")
     if machine not in PRESETS:
         raise PlannerInputError(
             f"machine must be one of {', '.join(PRESETS)} (got {machine!r})", "machine"
         )
-    named = str(query.get("network") or Inputs.network)
-    defaults = dict((network_defaults or {}).get(named, {}))
-    preset = PRESETS[machine]
-    values: dict[str, Any] = {**defaults, "machine": machine, **preset.values}
-    values["device"] = preset.device
-    if "P" in defaults and "P" not in query:  # the paper's device count over the preset's
-        values["P"] = defaults["P"]
-    for name, bound in BOUNDS.items():
-        raw = query.get(name)
-        if raw not in (None, ""):
-            values[name] = _number(bound, raw)
+    numbers = {
+        name: _number(bound, query[name])
+        for name, bound in BOUNDS.items()
+        if query.get(name) not in (None, "")
+    }
     network = str(query.get("network") or Inputs.network)
     if network not in networks:
         raise PlannerInputError(f"network must be one of {', '.join(sorted(networks))}", "network")
@@ -451,16 +446,39 @@ def parse(
     if allreduce not in ALLREDUCE_ALGORITHMS:
         message = f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}"
         raise PlannerInputError(message, "allreduce")
+    for name, allowed in CHOICES.items():
+        if query.get(name) and str(query[name]) not in allowed:
+            raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}", name)
+    if query.get("gated") not in (None, "") and str(query["gated"]) not in SWITCHES:
+        raise PlannerInputError(f"gated must be one of {', '.join(SWITCHES)}", "gated")
+    inputs = merged({**query, **numbers}, network_defaults)
+    check_relations(inputs)
+    return inputs
+
+
+def merged(
+    query: dict[str, Any], network_defaults: dict[str, dict[str, Any]] | None = None
+) -> Inputs:
+    """Inputs from checked values (numbers as numbers): the network's training defaults (a
+    transformer preset's batch, tokens, precision...), then the machine preset's values, then
+    explicit ones. Checks nothing but what a device brings (device_values)."""
+    machine = str(query.get("machine") or "example")
+    named = str(query.get("network") or Inputs.network)
+    defaults = dict((network_defaults or {}).get(named, {}))
+    preset = PRESETS[machine]
+    values: dict[str, Any] = {**defaults, "machine": machine, **preset.values}
+    values["device"] = preset.device
+    if "P" in defaults and "P" not in query:  # the paper's device count over the preset's
+        values["P"] = defaults["P"]
+    for name in BOUNDS:
+        if query.get(name) not in (None, ""):
+            values[name] = query[name]
     choices = {}
     for name, allowed in CHOICES.items():
         default = values.pop(name, None)  # the network's (a transformer preset's), if any
         choice = str(query.get(name) or default or _default_text(name))
-        if choice not in allowed:
-            raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}", name)
         choices[name] = choice == "true" if allowed is SWITCHES else choice
     if query.get("gated") not in (None, ""):
-        if str(query["gated"]) not in SWITCHES:
-            raise PlannerInputError(f"gated must be one of {', '.join(SWITCHES)}", "gated")
         values["gated"] = str(query["gated"]) == "true"
     if query.get("device") not in (None, ""):
         if machine == "example":  # the device's usual node, not the example's single device
@@ -471,9 +489,8 @@ def parse(
     # The ZeRO stage the user leaves free is a search axis (transformer_plan): the search tries
     # it sharded further where that makes a layout fit.
     free_zero = query.get("zero") in (None, "")
-    inputs = Inputs(network=network, allreduce=allreduce, zero_free=free_zero, **choices, **values)
-    _check_relations(inputs)
-    return inputs
+    allreduce = str(query.get("allreduce") or "ring")
+    return Inputs(network=named, allreduce=allreduce, zero_free=free_zero, **choices, **values)
 
 
 def device_values(
@@ -538,7 +555,8 @@ def _number(bound: Bound, raw: Any) -> int | float:
     return int(number) if bound.kind is int else number
 
 
-def _check_relations(inputs: Inputs) -> None:
+def check_relations(inputs: Inputs) -> None:
+    """What the values cannot be together, the first found (PlannerInputError)."""
     if inputs.micro_batches > inputs.batch:
         raise PlannerInputError(
             f"micro_batches must be at most batch ({inputs.batch}): "

@@ -5,11 +5,13 @@ out; no ORM."""
 
 from __future__ import annotations
 
-from . import layer_table_plan, transformer_plan
-from .formulas import Formulas
+from explorer.workloads.formulas import Formulas
+from explorer.workloads.transformers.shapes import is_transformer
+
+from . import layer_table_plan
 from .machine import Inputs
 from .shape import Plan
-from .transformer import is_transformer
+from .transformers import plan as transformer_plan
 
 
 def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> Plan:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .devices import Device, devices
+from explorer.workloads.devices import Device, devices
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from .devices import devices
-from .transformer_config import TransformerConfig
+from explorer.workloads.devices import devices
+from explorer.workloads.transformers.config import TransformerConfig
 
 MAMF_COMMIT = "744d01e18b79512572f64a6bbd8b5f4a725203a7"
 MAMF_TABLE = (

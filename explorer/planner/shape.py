@@ -13,12 +13,6 @@ from typing import Any, NotRequired, TypedDict
 
 from .machine import Inputs, machine_document
 
-# Within this relative difference a computed total "agrees" with its paper's figure, beyond the
-# figure's own rounding (a preset's half unit of its last digit: Llama 2's "7B" is ±7 %): the
-# papers do not say whether they count biases, batch-normalisation parameters, norms or shortcut
-# projections, which moves a count by up to about 1.5 % for the survey's CNNs and the transformer
-# presets alike. Stricter than 5 %, which let a count off by 4 % pass as agreeing.
-TOLERANCE = 0.02
 SHOWN_LAYOUTS = 8  # the layouts the page shows before "more"
 DAY = 86400.0
 
@@ -110,11 +104,6 @@ def ranked(strategies: list[Strategy]) -> list[Strategy]:
         rank += usable(strategy)
         strategy["rank"] = rank if usable(strategy) else None
     return ordered
-
-
-def within_tolerance(difference: float | None, rounding: float = 0.0) -> bool | None:
-    """Whether a computed total agrees with its paper's figure (None: the figure is unknown)."""
-    return None if difference is None else abs(difference) <= max(TOLERANCE, rounding)
 
 
 def build(

@@ -2,7 +2,9 @@
 
 from django.urls import path
 
-from . import accuracy_api, accuracy_views, api, views
+from . import api, views
+from .accuracy import api as accuracy_api
+from .accuracy import views as accuracy_views
 
 app_name = "planner"
 

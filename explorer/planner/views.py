@@ -13,10 +13,13 @@ from django.shortcuts import redirect, render
 from explorer.web.errors import ApiError
 from explorer.web.links import link
 from explorer.web.middleware import cached_for_anonymous
+from explorer.workloads.devices import catalogue_devices
+from explorer.workloads.networks import networks
+from explorer.workloads.transformers.shapes import CUSTOM
+from explorer.workloads.transformers.shapes import PRESETS as TRANSFORMERS
 
-from . import accuracy
-from .calibration.fit import STACKS
-from .devices import catalogue_devices
+from .accuracy import report as accuracy
+from .accuracy.calibration.fit import STACKS
 from .documents import answer
 from .machine import (
     ALLREDUCE_ALGORITHMS,
@@ -29,11 +32,8 @@ from .machine import (
     Inputs,
     preset_sources,
 )
-from .networks import networks
 from .plots import sweep_figure
 from .shown import number, strategy_shown, transformer_context
-from .transformer import CUSTOM
-from .transformer import PRESETS as TRANSFORMERS
 
 # The first screen's short form (issue 44): the network, the machine and these; every other input
 # sits in a folded group that says how many of its values the address changes.
@@ -216,7 +216,7 @@ def _shown_change(change: dict[str, Any] | None, query) -> None:
     for name, value in change["query"].items():
         changed[name] = value
     if "P" in change["query"]:
-        changed.pop("dp", None)  # the change drops a pinned dp (planner.transformer_plan.to_fit)
+        changed.pop("dp", None)  # the change drops a pinned dp (planner.transformers.plan.to_fit)
     change["shown_memory"] = number(change["memory_per_device"] / 1e9, "GB")
     change["url"] = link("planner:planner", query=changed.urlencode())
 

@@ -16,12 +16,12 @@ from catalogue.bibtex import display_text
 from catalogue.models import Result, StrategyFamily
 from catalogue.source_kinds import source_kind
 from catalogue.version import per_version
-from explorer.planner.data import catalogue_formulas
-from explorer.planner.networks import networks
+from explorer.web.choices import technique_choices
 from explorer.web.forms import FastSelect, QueryForm, WordChoiceField
 from explorer.web.links import link
+from explorer.workloads.data import catalogue_formulas
+from explorer.workloads.networks import networks
 
-from .choices import technique_choices
 from .predictions import predict, summary
 
 FIGURE_NAMES = (

@@ -15,14 +15,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from explorer.planner import plan as planning
-from explorer.planner.devices import LINKS, RECALLED, Device, Link, device_named, matching
-from explorer.planner.machine import BOUNDS, Inputs, PlannerInputError
+from explorer.planner import public as planning
+from explorer.planner.public import BOUNDS, Inputs, PlannerInputError
+from explorer.workloads.datasets import TRAINING_IMAGES
+from explorer.workloads.devices import LINKS, RECALLED, Device, Link, device_named, matching
 
 from .paper_inputs import CNN_GIVEN, Given
 
 # ImageNet-1k's training images (the standard split); LSVRC-2010 has about as many.
-TRAINING_IMAGES = {"ImageNet-1k": 1_281_167, "ImageNet LSVRC-2010": 1_200_000}
 FAMILIES = ("data", "single")
 ONE_DEVICE = Link("none", "none", 1.0, 1.0)  # one device: no link (its values unused)
 # A TPU pod's allreduce runs on a 2-D torus (Ying et al.'s): the planner's nearest is

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from explorer.planner import plan as planning
-from explorer.planner.devices import LINKS, Device, device_named, matching
-from explorer.planner.machine import PRESETS, Inputs, PlannerInputError
-from explorer.planner.transformer import PRESETS as MODELS
+from explorer.planner import public as planning
+from explorer.planner.public import PRESETS, Inputs, PlannerInputError
+from explorer.workloads.devices import LINKS, Device, device_named, matching
+from explorer.workloads.transformers.shapes import PRESETS as MODELS
 
 from .offload import gpu_memory, offload_time
 from .paper_inputs import TransformerRun

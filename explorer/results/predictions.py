@@ -5,11 +5,11 @@ CNN results (predict_cnn.py): a time to train or a throughput, on the paper's de
 device catalogue) and links (the planner's table). Transformer results (predict_transformer.py):
 the paper's model and layout (paper_inputs.py), compared as step times with the FLOP count the
 paper's figure uses, or as device-hours, or as a FLOP count. Every prediction is made twice:
-at the devices' peak and at the calibrated default efficiency (explorer.planner.calibration,
-per device and model family, measured on MLPerf's runs); `ratio` is the calibrated one,
-`ratio_at_peak` the other, `efficiency` says which value and on what basis. A ratio is
-predicted / measured time: below 1 the planner is optimistic. Pure but for the cost models the
-caller passes.
+at the devices' peak and at the calibrated default efficiency
+(explorer.planner.accuracy.calibration, per device and model family, measured on MLPerf's
+runs); `ratio` is the calibrated one, `ratio_at_peak` the other, `efficiency` says which value
+and on what basis. A ratio is predicted / measured time: below 1 the planner is optimistic. Pure
+but for the cost models the caller passes.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
-from explorer.planner.calibration import default_efficiency as calibrated
-from explorer.planner.devices import device_named
+from explorer.planner.public import default_efficiency as calibrated
+from explorer.workloads.devices import device_named
 
 from . import predict_cnn, predict_transformer
 from .paper_inputs import NOT_EXPRESSIBLE, TRANSFORMER_RUNS

@@ -54,9 +54,9 @@ NAV: list[tuple[str, str, list[tuple[str, str, tuple[str, ...]]]]] = [
         [
             ("results:results", "Results from papers", ("results:",)),
             (
-                "results:mlperf",
+                "mlperf:mlperf",
                 "MLPerf Training",
-                ("results:mlperf-system", "results:mlperf-score"),
+                ("mlperf:",),
             ),
             ("planner:accuracy", "Planner accuracy", ()),
             ("works:sources", "Sources", ()),

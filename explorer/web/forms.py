@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS
+from django.http import QueryDict
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -239,3 +240,15 @@ def _attrs(attrs: dict) -> str:
         for name, value in attrs.items()
         if value is not False
     )
+
+
+def given_fields(query: QueryDict, form_class: type[QueryForm]) -> QueryDict:
+    """The query without the blank fields a browser's form sends (an empty value is the parameter
+    left out: explorer/web/forms.py), so that the page's links do not carry them on; a name the
+    form does not declare stays, to be refused."""
+    given = QueryDict(mutable=True)
+    for name, values in query.lists():
+        kept = [value for value in values if value.strip()]
+        if kept or name not in form_class.base_fields:
+            given.setlist(name, kept or values)
+    return given

@@ -30,6 +30,7 @@ class DeclaredQuery:
         # Before DRF's content negotiation, which answers an unknown ?format= with a 404.
         if request.method in SAFE_METHODS:
             form = self.get_query_form_class()(request.query_params)
+            self.declared_query = form  # the request's one form: the view reads it too
             errors = form.parameter_errors() | self.format_errors(form, request)
             if errors:
                 raise ApiError(errors)

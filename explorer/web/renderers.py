@@ -8,7 +8,11 @@ value is written as before. An `indent` asked in the Accept header keeps DRF's r
 
 from __future__ import annotations
 
+import csv
+import io
+
 import orjson
+from django.http import HttpResponse
 from rest_framework.renderers import JSONRenderer
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -50,3 +54,13 @@ class FastJSONRenderer(JSONRenderer):
         if self.get_indent(accepted_media_type or "", renderer_context or {}) is not None:
             return super().render(data, accepted_media_type, renderer_context)
         return dumps(data)
+
+
+def csv_response(rows: list[dict], columns: list[str], filename: str) -> HttpResponse:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

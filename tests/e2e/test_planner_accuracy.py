@@ -8,7 +8,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from explorer.planner import accuracy_api, calibration
+from explorer.planner.accuracy import api as accuracy_api
+from explorer.planner.accuracy import calibration
 from tests.e2e.test_hubs import SIZES, axe_violations, settle, shoot
 from tests.helpers import make_mlperf_score
 from tests.planner import accuracy_testdata

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from catalogue.devices import devices
-from explorer.results import mlperf_charts
+from explorer.mlperf import charts as mlperf_charts
 from explorer.web.log_ticks import log_ticks, tick_text
 from explorer.web.palette import (
     VENDOR_HUES,

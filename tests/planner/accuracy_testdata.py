@@ -1,6 +1,6 @@
 """TEST DATA, made by hand, measured nowhere: a small accuracy document in the shape of
-explorer.planner.calibration.accuracy() (/work/wt/CONTRACT38.md), for the pages that show the
-planner's accuracy. Its systems match those tests.helpers.make_mlperf_score makes (NVIDIA,
+explorer.planner.accuracy.calibration.accuracy() (/work/wt/CONTRACT38.md), for the pages that show
+the planner's accuracy. Its systems match those tests.helpers.make_mlperf_score makes (NVIDIA,
 v4.0 and v3.1), so that a point finds its score's page."""
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ import re
 import pytest
 
 from catalogue.models import MlperfSystem
-from explorer.planner import accuracy, accuracy_api, calibration
+from explorer.planner.accuracy import api as accuracy_api
+from explorer.planner.accuracy import calibration
+from explorer.planner.accuracy import report as accuracy
 from tests.helpers import make_mlperf_score
 from tests.planner import accuracy_testdata
 

@@ -1,8 +1,8 @@
 """/api/planner/accuracy/: the accuracy document as a whole, its paged predictions, bad input
 and its place in the OpenAPI schema."""
 
-from explorer.planner.accuracy import summary
-from explorer.planner.calibration import accuracy
+from explorer.planner.accuracy.calibration import accuracy
+from explorer.planner.accuracy.report import summary
 
 
 def test_it_answers_the_whole_accuracy_document_without_the_predictions(client, db):

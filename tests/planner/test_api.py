@@ -315,7 +315,7 @@ def test_the_page_form_names_each_input_once(client, survey):
 def test_its_default_efficiency_is_the_calibrated_one_and_an_explicit_one_overrides_it(
     client, survey
 ):
-    from explorer.planner.calibration import default_efficiency
+    from explorer.planner.accuracy.calibration import default_efficiency
 
     query = "network=resnet-50&machine=a100-cluster&P=64"
     document = client.get(f"/api/planner/?{query}").json()

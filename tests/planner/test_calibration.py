@@ -1,36 +1,37 @@
-"""The planner against MLPerf Training (explorer/planner/calibration): a machine from a system,
-the measured throughput, the efficiency fit, and the committed fixtures/planner_accuracy.json
-re-derived for a sample of its scores (a planner change that moves them makes it stale)."""
+"""The planner against MLPerf Training (explorer/planner/accuracy/calibration): a machine from a
+system, the measured throughput, the efficiency fit, and the committed
+fixtures/planner_accuracy.json re-derived for a sample of its scores (a planner change that moves
+them makes it stale)."""
 
 import math
 
 import pytest
 
-from explorer.planner.calibration import (
+from explorer.planner.accuracy.calibration import (
     NOT_BUILT,
     accuracy,
     comparable_runs,
     default_efficiency,
     predict,
 )
-from explorer.planner.calibration import fit as fitting
-from explorer.planner.calibration.benchmarks import BENCHMARKS
-from explorer.planner.calibration.document import FIT_ROUNDS, peak_entries, read_fixture
-from explorer.planner.calibration.families import model_family
-from explorer.planner.calibration.machine import (
+from explorer.planner.accuracy.calibration import fit as fitting
+from explorer.planner.accuracy.calibration.benchmarks import BENCHMARKS
+from explorer.planner.accuracy.calibration.document import FIT_ROUNDS, peak_entries, read_fixture
+from explorer.planner.accuracy.calibration.families import model_family
+from explorer.planner.accuracy.calibration.machine import (
     assumed_inter_node,
     machine_from_system,
     stated_inter_node,
 )
-from explorer.planner.calibration.predict import (
+from explorer.planner.accuracy.calibration.predict import (
     TRAINING_TIME,
     WHOLE_TIME,
     measured_throughput,
     needed_efficiency,
     with_efficiency,
 )
-from explorer.planner.devices import devices
-from explorer.planner.formulas import fixture_formulas
+from explorer.workloads.devices import devices
+from explorer.workloads.formulas import fixture_formulas
 
 DGX_H100 = {
     "round": "v3.1",

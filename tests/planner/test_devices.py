@@ -5,7 +5,9 @@ read on, or the status saying it was recalled)."""
 import pytest
 
 from catalogue.devices import devices as catalogue_rows
-from explorer.planner.devices import (
+from explorer.planner.machine import PRESETS, PlannerInputError, parse, preset_sources
+from explorer.results.predict_transformer import A100_MACHINE as TRANSFORMER_MACHINE
+from explorer.workloads.devices import (
     LINKS,
     RECALLED,
     catalogue_devices,
@@ -14,8 +16,6 @@ from explorer.planner.devices import (
     from_catalogue,
     matching,
 )
-from explorer.planner.machine import PRESETS, PlannerInputError, parse, preset_sources
-from explorer.results.predict_transformer import A100_MACHINE as TRANSFORMER_MACHINE
 
 
 def test_every_catalogue_device_is_a_planner_device_with_its_figures_and_pages():

@@ -7,11 +7,11 @@ import math
 import pytest
 
 from explorer.planner import plan as planning
-from explorer.planner.formulas import fixture_formulas
 from explorer.planner.machine import parse
-from explorer.planner.networks import Network, networks
 from explorer.planner.sensitivity import sensitivity
 from explorer.planner.strategies import Context, interleaved, layer_split
+from explorer.workloads.formulas import fixture_formulas
+from explorer.workloads.networks import Network, networks
 
 FORMULAS = fixture_formulas()
 NETWORKS = set(networks())

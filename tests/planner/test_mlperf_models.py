@@ -7,10 +7,11 @@ import time
 import numpy as np
 import pytest
 
-from explorer.planner.formulas import fixture_formulas
 from explorer.planner.layouts.step import _expert_imbalance, expert_parallel
-from explorer.planner.network_model import transformer_step
-from explorer.planner.transformer import (
+from explorer.workloads.formulas import fixture_formulas
+from explorer.workloads.network_model import transformer_step
+from explorer.workloads.transformers.mlperf import MLPERF_BENCHMARKS
+from explorer.workloads.transformers.shapes import (
     PRESETS,
     TransformerConfig,
     active_parameters,
@@ -20,7 +21,6 @@ from explorer.planner.transformer import (
     parameters,
     trainable_parameters,
 )
-from explorer.planner.transformer_mlperf import MLPERF_BENCHMARKS
 
 FORMULAS = fixture_formulas()
 A100 = "/api/planner/?machine=a100-cluster"

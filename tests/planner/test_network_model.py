@@ -4,15 +4,15 @@ sequence of layers, whose totals are the networks' (parameters, FLOPs per step) 
 import numpy as np
 import pytest
 
-from explorer.planner.formulas import evaluate, fixture_formulas
-from explorer.planner.network_model import (
+from explorer.workloads.formulas import evaluate, fixture_formulas
+from explorer.workloads.network_model import (
     LAYER_TABLE,
     TRANSFORMER,
     from_layer_table,
     from_transformer,
 )
-from explorer.planner.networks import layer_costs, networks
-from explorer.planner.transformer import PRESETS, config_for, flops_values, parameters
+from explorer.workloads.networks import layer_costs, networks
+from explorer.workloads.transformers.shapes import PRESETS, config_for, flops_values, parameters
 
 FORMULAS = fixture_formulas()
 MOE = config_for(

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from explorer.planner.formulas import fixture_formulas
-from explorer.planner.networks import FIXTURE, networks, paper_comparison, totals
-from explorer.planner.shape import TOLERANCE
+from explorer.workloads.agreement import TOLERANCE
+from explorer.workloads.formulas import fixture_formulas
+from explorer.workloads.networks import FIXTURE, networks, paper_comparison, totals
 from fixtures.build.build_networks import SOURCE, build
 
 

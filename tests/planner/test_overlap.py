@@ -8,11 +8,11 @@ import pytest
 
 from explorer.planner import layer_table_plan
 from explorer.planner import plan as planning
-from explorer.planner.formulas import evaluate, fixture_formulas
 from explorer.planner.machine import PlannerInputError, parse
-from explorer.planner.networks import networks
 from explorer.planner.strategies import Context, data_parallel
 from explorer.planner.strategies.exchange import buckets
+from explorer.workloads.formulas import evaluate, fixture_formulas
+from explorer.workloads.networks import networks
 
 FORMULAS = fixture_formulas()
 NETWORKS = set(networks())

@@ -9,10 +9,10 @@ https://github.com/deepspeedai/DeepSpeed."""
 import pytest
 
 from explorer.planner import plan as planning
-from explorer.planner.formulas import fixture_formulas
 from explorer.planner.machine import Inputs, PlannerInputError, parse
-from explorer.planner.networks import networks
 from explorer.planner.strategies.sharded import zero_model_states
+from explorer.workloads.formulas import fixture_formulas
+from explorer.workloads.networks import networks
 
 FORMULAS = fixture_formulas()
 NETWORKS = set(networks())

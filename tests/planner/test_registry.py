@@ -2,8 +2,8 @@
 with its reason for the others; the form and the API offer exactly its slugs."""
 
 from explorer.planner.forms import PlannerForm
-from explorer.planner.network_model import KINDS, LAYER_TABLE, TRANSFORMER
 from explorer.planner.strategies.registry import REGISTRY, transformer_strategies
+from explorer.workloads.network_model import KINDS, LAYER_TABLE, TRANSFORMER
 
 
 def test_every_strategy_is_one_entry_that_applies_somewhere_with_a_reason_elsewhere():

@@ -4,9 +4,13 @@ nothing fits, the sequence-parallel switch, and the published runs held out."""
 
 import pytest
 
-from explorer.planner.calibration import accuracy
-from explorer.planner.calibration.fit import efficiency_at
-from explorer.planner.calibration.published import measured_step, published_runs, zero_stage
+from explorer.planner.accuracy.calibration import accuracy
+from explorer.planner.accuracy.calibration.fit import efficiency_at
+from explorer.planner.accuracy.calibration.published import (
+    measured_step,
+    published_runs,
+    zero_stage,
+)
 from explorer.planner.nodes import NODES
 from explorer.planner.roofline import (
     CEILINGS,
@@ -15,7 +19,7 @@ from explorer.planner.roofline import (
     ceiling,
     roofline,
 )
-from explorer.planner.transformer import PRESETS
+from explorer.workloads.transformers.shapes import PRESETS
 
 LLAMA_405B = "network=llama3.1-405b&device=h100-sxm&P=1024"
 

@@ -12,9 +12,7 @@ from explorer.demos import hybrid as hybrid_demo
 from explorer.demos import pipeline as pipeline_demo
 from explorer.planner import layer_table_plan
 from explorer.planner import plan as planning
-from explorer.planner.formulas import evaluate, fixture_formulas
 from explorer.planner.machine import MAX_SWEEP_POINTS, Inputs, PlannerInputError, parse
-from explorer.planner.networks import Network, networks
 from explorer.planner.strategies import (
     Context,
     data_parallel,
@@ -23,6 +21,8 @@ from explorer.planner.strategies import (
     layer_split,
     partition,
 )
+from explorer.workloads.formulas import evaluate, fixture_formulas
+from explorer.workloads.networks import Network, networks
 
 FORMULAS = fixture_formulas()
 NETWORKS = set(networks())

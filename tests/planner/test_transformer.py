@@ -4,13 +4,13 @@ Megatron-LM 2021's FLOPs, Korthikanti et al.'s activation memory."""
 import numpy as np
 import pytest
 
-from explorer.planner import transformer
-from explorer.planner.formulas import evaluate, fixture_formulas
 from explorer.planner.layouts.step import activation_array
 from explorer.planner.machine import Inputs
-from explorer.planner.network_model import from_transformer
-from explorer.planner.shape import TOLERANCE
-from explorer.planner.transformer import (
+from explorer.workloads.agreement import TOLERANCE
+from explorer.workloads.formulas import evaluate, fixture_formulas
+from explorer.workloads.network_model import from_transformer
+from explorer.workloads.transformers import shapes as transformer
+from explorer.workloads.transformers.shapes import (
     PRESETS,
     active_parameters,
     flops_values,

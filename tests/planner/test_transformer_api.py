@@ -5,7 +5,7 @@ import re
 import pytest
 
 from explorer.planner.machine import PRESETS as MACHINES
-from explorer.planner.transformer import PRESETS
+from explorer.workloads.transformers.shapes import PRESETS
 
 STRATEGY_KEYS = {
     "slug",

@@ -5,14 +5,14 @@ parallelism on the intra-node link, and the sensitivity of the best strategy and
 import numpy as np
 import pytest
 
-from explorer.planner.formulas import fixture_formulas
 from explorer.planner.layouts.exchange import data_exchange, exposed_uniform, ring
 from explorer.planner.machine import parse
-from explorer.planner.networks import networks
 from explorer.planner.strategies.exchange import _exposed, _split
-from explorer.planner.transformer import PRESETS, parameters
-from explorer.planner.transformer_network import NETWORK_DEFAULTS
-from explorer.planner.transformer_plan import plan
+from explorer.planner.transformers.network import NETWORK_DEFAULTS
+from explorer.planner.transformers.plan import plan
+from explorer.workloads.formulas import fixture_formulas
+from explorer.workloads.networks import networks
+from explorer.workloads.transformers.shapes import PRESETS, parameters
 
 FORMULAS = fixture_formulas()
 NETWORKS = set(networks()) | set(PRESETS) | {"transformer"}

@@ -49,3 +49,12 @@ def test_mlperf_offers_rounds_and_benchmarks_from_the_data(client, survey):
     # The API reads the same values, and refuses another naming the parameter.
     assert client.get("/api/results/mlperf/?round=v2.0&benchmark=bert").json()["count"] == 1
     assert list(client.get("/api/results/mlperf/?round=v9.9").json()["errors"]) == ["round"]
+
+
+def test_it_carries_to_mlperf_the_filters_both_lists_take():
+    from explorer.mlperf.documents import MlperfForm
+    from explorer.results.documents import ResultsForm
+    from explorer.results.views import MLPERF_FILTERS
+
+    both = set(MlperfForm.base_fields) & set(ResultsForm.base_fields) - {"ordering"}
+    assert set(MLPERF_FILTERS) == both

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from explorer.planner.devices import LINKS, matching
-from explorer.planner.formulas import fixture_formulas
-from explorer.planner.networks import networks
-from explorer.planner.transformer import parameters
 from explorer.results import predictions
 from explorer.results.paper_inputs import NOT_EXPRESSIBLE, TRANSFORMER_RUNS
 from explorer.results.predict_cnn import precision
+from explorer.workloads.devices import LINKS, matching
+from explorer.workloads.formulas import fixture_formulas
+from explorer.workloads.networks import networks
+from explorer.workloads.transformers.shapes import parameters
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "results.json"
 # Predicted before issue 38: 9 of 43, then 25. Raise this when more results become expressible.
@@ -112,7 +112,7 @@ def test_megatron_rows_compare_step_times_with_the_papers_count(rows):
 
 
 def test_a_custom_transformer_takes_the_papers_sizes():
-    from explorer.planner.transformer import config_for
+    from explorer.workloads.transformers.shapes import config_for
 
     def sized(key: str) -> float:
         shape = {name: g.value for name, g in TRANSFORMER_RUNS[key].shape.items()}
@@ -143,7 +143,7 @@ def test_device_hours_and_a_flop_count(rows):
 
 
 def test_the_efficiency_is_the_calibrations_with_its_basis(rows):
-    from explorer.planner.calibration import default_efficiency
+    from explorer.planner.accuracy.calibration import default_efficiency
 
     goyal = rows["goyal2017-resnet50-256gpu"]["prediction"]
     expected = default_efficiency("p100-sxm2", "cnn", 8192 / 256)  # 32 images per device
@@ -187,7 +187,7 @@ def test_a_time_to_train_in_phases_plans_each_phase(rows):
     ],
 )
 def test_a_results_device_kind_maps_to_the_device_catalogue(kind, slug):
-    from explorer.planner.devices import device_named
+    from explorer.workloads.devices import device_named
 
     assert device_named(kind).slug == slug and device_named(kind).in_catalogue
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas import CONFIRMED, Assumption, Formulas, evaluate
+from explorer.workloads.formulas import CONFIRMED, Assumption, Formulas, evaluate
+
 from ..machine import Inputs
 
 RANK_ORDER = Assumption(

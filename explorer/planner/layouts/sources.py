@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formulas import TRUSTED_STATUSES, Formulas, Source
+from explorer.workloads.formulas import TRUSTED_STATUSES, Formulas, Source
+
 from ..machine import Inputs
 from ..strategies.base import NO_OVERLAP as NO_DATA_OVERLAP
 from ..strategies.base import POINT_TO_POINT

@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ..formulas import CONFIRMED, Assumption
+from explorer.workloads.formulas import CONFIRMED, Assumption
+from explorer.workloads.transformers.shapes import TransformerConfig
+
 from ..machine import Inputs
-from ..transformer import TransformerConfig
 from .exchange import RANK_ORDER
 
 MOST_LOADED_STAGE = Assumption(

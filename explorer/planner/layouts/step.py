@@ -20,11 +20,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas import Formulas, evaluate
+from explorer.workloads.formulas import Formulas, evaluate
+from explorer.workloads.network_model import StepFlops
+from explorer.workloads.transformers.shapes import (
+    PASSES,
+    TransformerConfig,
+    layer_parameters,
+    parameter_parts,
+)
+
 from ..machine import Inputs
-from ..network_model import StepFlops
 from ..roofline import roofline_shares
-from ..transformer import PASSES, TransformerConfig, layer_parameters, parameter_parts
 from .exchange import DataExchange, between_nodes, data_exchange, ring, two_level
 from .space import Layouts, concatenate
 

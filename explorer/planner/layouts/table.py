@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..formulas import number_text
+from explorer.workloads.formulas import number_text
+
 from ..machine import Inputs
 from ..shape import SHOWN_LAYOUTS
 from .space import Layouts

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formulas import evaluate
+from explorer.workloads.formulas import evaluate
+
 from .base import (
     Context,
     Family,

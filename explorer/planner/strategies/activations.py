@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from ..formulas import CONFIRMED, Assumption, Derivation, number_text
+from explorer.workloads.formulas import CONFIRMED, Assumption, Derivation, number_text
+
 from .base import Context
 
 RECOMPUTATION = Assumption(

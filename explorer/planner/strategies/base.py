@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..formulas import (
+from explorer.workloads.formulas import (
     CONFIRMED,
     TRUSTED_STATUSES,
     Assumption,
@@ -31,9 +31,10 @@ from ..formulas import (
     evaluate,
     number_text,
 )
+from explorer.workloads.network_model import NetworkModel, from_layer_table
+from explorer.workloads.networks import FLOP_ASSUMPTION, LayerCosts, Network, layer_costs_many
+
 from ..machine import Inputs
-from ..network_model import NetworkModel, from_layer_table
-from ..networks import FLOP_ASSUMPTION, LayerCosts, Network, layer_costs_many
 from ..shape import Strategy
 
 NO_OVERLAP = Assumption(

@@ -8,7 +8,8 @@ import dataclasses
 
 import numpy as np
 
-from ..formulas import number_text
+from explorer.workloads.formulas import number_text
+
 from .activations import (
     activation_sources,
     kept_activations,

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..formulas import Assumption, Derivation, Source, evaluate, number_text
+from explorer.workloads.formulas import Assumption, Derivation, Source, evaluate, number_text
+
 from ..machine import Inputs
 from .base import NO_OVERLAP, Context, Outcome, gradient_exchange_values
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formulas import Derivation, evaluate, number_text, substitute
-from ..networks import Network
+from explorer.workloads.formulas import Derivation, evaluate, number_text, substitute
+from explorer.workloads.networks import Network
+
 from .activations import activation_sources, kept_activations, recompute_derivation, recompute_flops
 from .base import (
     ALLREDUCE_NAMES,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formulas import Assumption, Derivation, evaluate, number_text, substitute
+from explorer.workloads.formulas import Assumption, Derivation, evaluate, number_text, substitute
+
 from .activations import (
     ONE_F_ONE_B,
     activation_sources,

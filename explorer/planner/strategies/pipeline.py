@@ -4,7 +4,8 @@ chunks per node."""
 
 from __future__ import annotations
 
-from ..formulas import CONFIRMED, Assumption, Derivation, number_text
+from explorer.workloads.formulas import CONFIRMED, Assumption, Derivation, number_text
+
 from .base import MACHINE_INPUTS, VALUE_INPUTS, Context, Family, Outcome
 from .model import layer_split
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..network_model import LAYER_TABLE, TRANSFORMER
+from explorer.workloads.network_model import LAYER_TABLE, TRANSFORMER
+
 from . import data, hybrid, model, pipeline, sharded
 from .base import Family
 from .layout_families import STRATEGIES, TransformerStrategy

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..formulas import CONFIRMED, Assumption, Derivation, number_text
+from explorer.workloads.formulas import CONFIRMED, Assumption, Derivation, number_text
+
 from ..machine import ByteSizes
 from .base import (
     MACHINE_INPUTS,
