@@ -238,6 +238,8 @@ def test_a_score_page_shows_the_planners_prediction_of_it(client, survey, measur
         "efficiency": 0.45,
         "efficiency_basis": "device × family",
         "peak_fraction": 0.4,
+        "peak_note": None,
+        "precision": None,
         "held_out": True,
         "assumed": None,
     }

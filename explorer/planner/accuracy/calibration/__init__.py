@@ -111,6 +111,8 @@ SHOWN = (
     "efficiency",
     "efficiency_basis",
     "peak_fraction",
+    "peak_note",
+    "precision",
     "held_out",
     "assumed",
 )

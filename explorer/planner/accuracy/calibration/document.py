@@ -119,6 +119,7 @@ def _predicted(entry: dict[str, Any], table: list[dict], formulas: Any) -> dict[
     out["of_roofline"] = of_roofline
     out["efficiency_basis"] = found["basis"]
     out.pop("_inputs")
+    _state_peak_only_where_known(out)
     numbers = (
         "measured_throughput",
         "predicted_at_peak",
@@ -134,6 +135,27 @@ def _predicted(entry: dict[str, Any], table: list[dict], formulas: Any) -> dict[
         "mfu",
     )
     return {k: _number(v) if k in numbers else v for k, v in sorted(out.items())}
+
+
+PEAK_NOT_COMPARABLE = (
+    "not stated: BERT's samples are packed sequences of at most 512 tokens, and the planner "
+    "counts 512 each, so its work, and any fraction of the peak, is overcounted"
+)
+PLANNER_AT_PEAK_SLOWER = (
+    "not stated: the run was faster than the planner at the peak (the planner exposes "
+    "communication the run hid), so measured / planner at peak is no fraction of the peak"
+)
+
+
+def _state_peak_only_where_known(out: dict[str, Any]) -> None:
+    """No fraction of the peak above 1: BERT's efficiency and peak fraction are not stated
+    (its planner work is overcounted), nor a peak fraction above 1; each says why."""
+    if not BENCHMARKS[out["benchmark"]].flops_known:
+        out["efficiency"] = out["peak_fraction"] = None
+        out["peak_note"] = PEAK_NOT_COMPARABLE
+    elif out["peak_fraction"] > 1:
+        out["peak_fraction"] = None
+        out["peak_note"] = PLANNER_AT_PEAK_SLOWER
 
 
 def build(data: dict[str, Any], formulas: Any) -> dict[str, Any]:
