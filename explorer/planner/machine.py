@@ -100,6 +100,7 @@ TRANSFORMER_BOUNDS = (
     Bound("vocab", int, 1, 10_000_000, "vocabulary size V", "tokens"),
     Bound("ffn_hidden", int, 1, 1_000_000, "MLP hidden size (default 4·hidden)"),
     Bound("kv_heads", int, 1, 4096, "key/value heads (grouped-query attention; default heads)"),
+    Bound("head_dim", int, 1, 4096, "values per attention head d (default hidden/heads)"),
     Bound("experts", int, 1, 4096, "experts per mixture-of-experts layer (1: dense)"),
     Bound("top_k", int, 1, 64, "experts each token is routed to"),
     Bound("expert_interval", int, 1, 64, "every how many layers an MoE layer"),
@@ -259,6 +260,7 @@ class Inputs:
     vocab: int | None = None
     ffn_hidden: int | None = None
     kv_heads: int | None = None
+    head_dim: int | None = None  # None: hidden/heads
     experts: int | None = None
     top_k: int | None = None
     expert_interval: int | None = None
@@ -267,6 +269,8 @@ class Inputs:
     expert_ffn_hidden: int | None = None
     lora_rank: int | None = None
     gated: bool | None = None  # a gated (SwiGLU) MLP; None: the preset's (a custom one: not)
+    # GPT-J's parallel attention + MLP block; None: the preset's (a custom one: not)
+    parallel_block: bool | None = None
     micro_batch_size: int = 1
     tp: int | None = None
     pp: int | None = None
@@ -274,6 +278,7 @@ class Inputs:
     cp: int | None = None  # None: searched (1 or more where the sequence splits)
     ep: int | None = None  # None: the fewest experts per device (expert_parallel)
     zero_free: bool = False  # the query left the ZeRO stage to the search
+    recompute_free: bool = False  # the query left the recomputation to the search
     zero: int = 1
     tokens: float | None = None
 
@@ -339,9 +344,7 @@ class Inputs:
     def transformer_recompute(self) -> str:
         """The recomputation a transformer layer's activations and FLOPs follow: FlashAttention's
         kernels recompute the attention core as selective recomputation does."""
-        if self.recompute == "none" and self.attention == "flash":
-            return "selective"
-        return self.recompute
+        return recompute_effect(self.recompute, self.attention)
 
     @property
     def achieved_flops(self) -> float:
@@ -357,6 +360,11 @@ class Inputs:
 
     def with_p(self, p: int) -> Inputs:
         return replace(self, P=p)
+
+
+def recompute_effect(recompute: str, attention: str) -> str:
+    """Inputs.transformer_recompute for a recomputation and attention kernels."""
+    return "selective" if recompute == "none" and attention == "flash" else recompute
 
 
 def device_sources(inputs: Inputs) -> dict[str, str]:
@@ -435,6 +443,8 @@ def parse(
         )
     named = str(query.get("network") or Inputs.network)
     defaults = dict((network_defaults or {}).get(named, {}))
+    # A transformer whose recomputation is the planner's default, not its source's, searches it.
+    searched_recompute = bool(defaults.pop("recompute_free", False))
     preset = PRESETS[machine]
     values: dict[str, Any] = {**defaults, "machine": machine, **preset.values}
     values["device"] = preset.device
@@ -458,10 +468,11 @@ def parse(
         if choice not in allowed:
             raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}", name)
         choices[name] = choice == "true" if allowed is SWITCHES else choice
-    if query.get("gated") not in (None, ""):
-        if str(query["gated"]) not in SWITCHES:
-            raise PlannerInputError(f"gated must be one of {', '.join(SWITCHES)}", "gated")
-        values["gated"] = str(query["gated"]) == "true"
+    for shape in ("gated", "parallel_block"):  # a transformer's, None: the preset's
+        if query.get(shape) not in (None, ""):
+            if str(query[shape]) not in SWITCHES:
+                raise PlannerInputError(f"{shape} must be one of {', '.join(SWITCHES)}", shape)
+            values[shape] = str(query[shape]) == "true"
     if query.get("device") not in (None, ""):
         if machine == "example":  # the device's usual node, not the example's single device
             values |= node_values(str(query["device"]), query)[0]
@@ -471,7 +482,17 @@ def parse(
     # The ZeRO stage the user leaves free is a search axis (transformer_plan): the search tries
     # it sharded further where that makes a layout fit.
     free_zero = query.get("zero") in (None, "")
-    inputs = Inputs(network=network, allreduce=allreduce, zero_free=free_zero, **choices, **values)
+    # So is the recomputation (none, selective and full: transformer_plan), unless the network's
+    # source states it.
+    free_recompute = query.get("recompute") in (None, "") and searched_recompute
+    inputs = Inputs(
+        network=network,
+        allreduce=allreduce,
+        zero_free=free_zero,
+        recompute_free=free_recompute,
+        **choices,
+        **values,
+    )
     _check_relations(inputs)
     return inputs
 

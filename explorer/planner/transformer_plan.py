@@ -29,11 +29,12 @@ from .layouts.space import (
     Layouts,
     best,
     candidates,
+    concatenate,
     factorisations,
 )
 from .layouts.step import evaluate_layouts, evaluate_together
 from .layouts.table import layouts_document, time_to_train
-from .machine import MAX_P, Inputs, PlannerInputError
+from .machine import MAX_P, RECOMPUTE, Inputs, PlannerInputError, recompute_effect
 from .network_model import transformer_step
 from .sensitivity import sensitivity, with_layouts
 from .shape import Plan, Strategy, build, ranked
@@ -75,26 +76,31 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
             f"tp: no layout of P = {inputs.P} with tp at most devices_per_node "
             f"({inputs.devices_per_node}) matches the pinned tp, pp, dp, cp"
         )
-    model, flops = transformer_step(config, inputs.batch, inputs.transformer_recompute, formulas)
-    # Every layout is tried interleaved (where its stages allow) and plain 1F1B; each row keeps
-    # the better (one that fits over one that does not, then the shorter step), so the table and
-    # the strategies rank the same layouts (interleaving trades the bubble for messages and
-    # activation memory).
-    # Every candidate set (the search, interleaved and plain, and each family's) is evaluated in
-    # one vectorised pass: a layout's row depends on its own values alone.
+    model, flops = _step_flops(config, inputs.batch, inputs.transformer_recompute, formulas)
     families = [
         s
         for s in transformer_strategies()
         if s.slug != "3d" and not (s.moe_only and not config.moe_layers)
     ]
-    sets = [candidates(inputs, config, triples), candidates(inputs, config, triples, chunks=1)]
-    # A ZeRO stage left free is a search axis: each layout also sharded fully (stage 3), kept
-    # where it fits and the chosen stage does not, or is faster.
     sharded = inputs.zero_free and inputs.zero < 3
-    if sharded:
-        sets += [candidates(inputs, config, triples, zero=3, chunks=c) for c in (None, 1)]
-    sets += [candidates(inputs, config, triples, **family.options) for family in families]
-    found = evaluate_together(sets, inputs, config, formulas, flops)
+    # Recomputation left free is a search axis too: every candidate set evaluated under each
+    # recomputation that changes something, each row keeping the better (the query's own first,
+    # so that it stays on a tie).
+    modes = [replace(inputs, recompute=mode) for mode in recompute_modes(inputs)]
+    by_mode = {inputs.transformer_recompute: flops}
+    for each in modes[1:]:
+        by_mode[each.transformer_recompute] = _step_flops(
+            config, inputs.batch, each.transformer_recompute, formulas
+        )[1]
+    sets = [_candidate_sets(each, config, triples, families, sharded) for each in modes]
+    per_mode = evaluate_together([concatenate(s) for s in sets], inputs, config, formulas, by_mode)
+    merged = per_mode[0]
+    for other in per_mode[1:]:
+        merged = _row_wise_better(merged, other, tight=True)
+    found, start = [], 0
+    for part in sets[0]:
+        found.append(merged.rows(start, start + len(part)))
+        start += len(part)
     search = _row_wise_better(found[0], found[1])
     if sharded:
         search = _row_wise_better(search, _row_wise_better(found[2], found[3]))
@@ -123,6 +129,49 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
         None,
         layouts,
     )
+
+
+# transformer_step's answers by (configuration, batch, recomputation), for the formulas they were
+# computed with (held, so that the check by identity stays sound); a few hundred at most.
+_STEPS: dict[tuple, tuple[Formulas, Any]] = {}
+
+
+def _step_flops(config: TransformerConfig, batch: int, recompute: str, formulas: Formulas):
+    """transformer_step, remembered: the search evaluates up to three recomputations."""
+    key = (config, batch, recompute)
+    held = _STEPS.get(key)
+    if held is None or held[0] is not formulas:
+        if len(_STEPS) > 256:
+            _STEPS.clear()
+        held = _STEPS[key] = (formulas, transformer_step(config, batch, recompute, formulas))
+    return held[1]
+
+
+def recompute_modes(inputs: Inputs) -> list[str]:
+    """The recomputations the search tries: the query's, then (left free) each other one that
+    differs in effect (with FlashAttention's kernels none and selective are the same)."""
+    modes = [inputs.recompute]
+    if not inputs.recompute_free:
+        return modes
+    effects = {inputs.transformer_recompute}
+    for mode in RECOMPUTE:
+        effect = recompute_effect(mode, inputs.attention)
+        if effect not in effects:
+            modes.append(mode)
+            effects.add(effect)
+    return modes
+
+
+def _candidate_sets(inputs, config, triples, families, sharded) -> list[Layouts]:
+    """Every candidate set at the inputs' recomputation (all evaluated in one vectorised pass:
+    a layout's row depends on its own values alone): the search interleaved and plain 1F1B
+    (each row keeps the better, so the table and the strategies rank the same layouts), each
+    at ZeRO-3 too where the stage is free (`sharded`), then each family's."""
+    sets = [candidates(inputs, config, triples), candidates(inputs, config, triples, chunks=1)]
+    if sharded:
+        sets += [candidates(inputs, config, triples, zero=3, chunks=c) for c in (None, 1)]
+    sets += [candidates(inputs, config, triples, **family.options) for family in families]
+    return sets
 
 
 def _changes(inputs: Inputs) -> list[tuple[str, dict[str, Any]]]:
@@ -232,13 +281,15 @@ def _strategy(
     return describe(strategy, layouts, index, inputs, config, formulas)
 
 
-def _row_wise_better(first: Layouts, second: Layouts) -> Layouts:
+def _row_wise_better(first: Layouts, second: Layouts, tight: bool = False) -> Layouts:
     """The same candidates, each row from whichever evaluation is better: valid over invalid, one
-    that fits over one that does not, then the shorter step (the first on a tie)."""
+    that fits over one that does not, then the shorter step (the first on a tie); `tight`: of
+    two that do not fit, the one needing less memory (what comes closest to fitting)."""
     a, b = first.out, second.out
 
     def key(out: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return (~out["valid"], ~out["fits"], out["step"])
+        last = np.where(out["fits"] | (not tight), out["step"], out["total"])
+        return (~out["valid"], ~out["fits"], last)
 
     (va, fa, sa), (vb, fb, sb) = key(a), key(b)
     take = (vb < va) | ((vb == va) & ((fb < fa) | ((fb == fa) & (sb < sa))))
@@ -312,7 +363,7 @@ def describe(
             f"cp = {layout['cp']} "
             f"({layout['schedule']}, {layout['micro_batches']} micro-batches of "
             f"{inputs.micro_batch_size}); ZeRO stage {layout['zero']}; recomputation "
-            f"{inputs.recompute}."
+            f"{layout['recompute']}{_searched(inputs, fits)}."
         ]
         + _schedule_notes(inputs, config, layout, strategy.slug == "3d"),
         "techniques": list(strategy.techniques),
@@ -360,7 +411,7 @@ def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Deriva
             f"{number_text(out['hardware_flops'])} / ({inputs.P} · {number_text(inputs.flops)} · "
             f"{number_text(inputs.efficiency)}) · {number_text(out['stage_imbalance'])}",
             parts["compute"],
-            note=f"Recomputation {inputs.recompute}."
+            note=f"Recomputation {row['recompute']}{_searched(inputs, bool(out['fits']))}."
             + (" LoRA: the base frozen (lora-frozen-base)." if config.frozen else ""),
         ),
         Derivation(
@@ -533,7 +584,17 @@ def _sensitivity(strategies, search: Layouts, inputs: Inputs, formulas: Formulas
     return with_layouts(sensitivity(strategies), steps, uses, search.out["fits"], name)
 
 
+def _searched(inputs: Inputs, fits: bool) -> str:
+    """What the notes say of a recomputation the search chose."""
+    tried = recompute_modes(inputs)
+    if len(tried) == 1:
+        return ""
+    why = "the fastest that fits" if fits else "none fits: the one needing the least memory"
+    return f" (searched among {', '.join(tried)}: {why} for this layout; give recompute to pin it)"
+
+
 def _activation_role(inputs: Inputs, row: dict, formulas: Formulas):
+    inputs = replace(inputs, recompute=row["recompute"])
     if inputs.recompute == "full":
         return formulas["activations.full"]
     suffix = ".selective" if inputs.transformer_recompute == "selective" else ""

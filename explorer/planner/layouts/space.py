@@ -89,6 +89,9 @@ FROZEN_BASE = Assumption(
 )
 # The arrays of `Layouts.out` that add up to a step, each a part the sensitivity may scale.
 STEP_ARRAYS = ("compute", "bubble", "tensor", "pipeline", "data", "expert", "context")
+# A layout's recomputation as its array holds it (machine.RECOMPUTE's order).
+RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
+RECOMPUTE_NAMES = {code: name for name, code in RECOMPUTE_CODES.items()}
 
 
 @dataclass
@@ -103,6 +106,7 @@ class Layouts:
     zero: np.ndarray  # ZeRO stage
     gpipe: np.ndarray  # bool: GPipe's schedule (all micro-batches in flight)
     cp: np.ndarray  # context parallelism: the sequence split over cp devices
+    recompute: np.ndarray  # RECOMPUTE_CODES: the recomputation the layout was evaluated with
     out: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -123,13 +127,14 @@ class Layouts:
             "chunks": int(self.v[index]),
             "sequence_parallel": bool(self.sequence[index]),
             "zero": int(self.zero[index]),
+            "recompute": RECOMPUTE_NAMES[int(self.recompute[index])],
             "schedule": "gpipe"
             if self.gpipe[index]
             else ("interleaved" if self.v[index] > 1 else "1f1b"),
         }
 
 
-LAYOUT_FIELDS = ("tp", "pp", "dp", "v", "sequence", "zero", "gpipe", "cp")
+LAYOUT_FIELDS = ("tp", "pp", "dp", "v", "sequence", "zero", "gpipe", "cp", "recompute")
 
 
 def concatenate(sets: list[Layouts]) -> Layouts:
@@ -208,6 +213,7 @@ def candidates(
         zero=np.full(n, float(inputs.zero if zero is None else zero)),
         gpipe=np.full(n, gpipe),
         cp=arr[:, 3],
+        recompute=np.full(n, float(RECOMPUTE_CODES[inputs.recompute])),
     )
 
 
