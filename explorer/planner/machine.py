@@ -473,12 +473,18 @@ def parse(
             if str(query[shape]) not in SWITCHES:
                 raise PlannerInputError(f"{shape} must be one of {', '.join(SWITCHES)}", shape)
             values[shape] = str(query[shape]) == "true"
+    # A figure the catalogue lacks may come with the device's node or the preset (TPU v4's ICI).
+    kept = {"intra_bandwidth_gbs"} if "intra_bandwidth_gbs" in preset.sources else set()
     if query.get("device") not in (None, ""):
         if machine == "example":  # the device's usual node, not the example's single device
-            values |= node_values(str(query["device"]), query)[0]
-        values |= device_values(str(query["device"]), choices["precision"], values, query)
+            node = node_values(str(query["device"]), query)[0]
+            values |= node
+            kept = set(node)
+        elif query["device"] != preset.device:
+            kept = set()
+        values |= device_values(str(query["device"]), choices["precision"], values, query, kept)
     elif choices["precision"] == "fp8" and preset.device and query.get("flops") in (None, ""):
-        values |= device_values(preset.device, "fp8", values, query)
+        values |= device_values(preset.device, "fp8", values, query, kept)
     # The ZeRO stage the user leaves free is a search axis (transformer_plan): the search tries
     # it sharded further where that makes a layout fit.
     free_zero = query.get("zero") in (None, "")
@@ -498,12 +504,16 @@ def parse(
 
 
 def device_values(
-    slug: str, precision: str, values: dict[str, Any], query: dict[str, Any]
+    slug: str,
+    precision: str,
+    values: dict[str, Any],
+    query: dict[str, Any],
+    kept: set[str] | frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """A machine of the catalogue's device `slug`: its peak at the precision, its memory and its
     intra-node link (where the machine has more than one device per node), each unless given
     explicitly. A figure the catalogue does not state and the query does not give is a 400
-    naming it."""
+    naming it, unless `values` holds one from the device's node or preset (`kept`)."""
     device = catalogue_devices().get(slug)
     if device is None:
         raise PlannerInputError(
@@ -522,8 +532,8 @@ def device_values(
     taken = {"device": slug}
     missing = []
     for name, value in figures.items():
-        if query.get(name) not in (None, ""):
-            continue  # the explicit value (already in `values`) wins
+        if query.get(name) not in (None, "") or (value is None and name in kept):
+            continue  # the explicit value (already in `values`) wins, or the node's sourced one
         if value is None:
             missing.append(f"{name} ({DEVICE_FIGURES[name].format(precision=precision)})")
         else:
