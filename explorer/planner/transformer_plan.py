@@ -92,15 +92,23 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
         by_mode[each.transformer_recompute] = _step_flops(
             config, inputs.batch, each.transformer_recompute, formulas
         )[1]
-    sets = [_candidate_sets(each, config, triples, families, sharded) for each in modes]
-    per_mode = evaluate_together([concatenate(s) for s in sets], inputs, config, formulas, by_mode)
-    merged = per_mode[0]
-    for other in per_mode[1:]:
-        merged = _row_wise_better(merged, other, tight=True)
-    found, start = [], 0
-    for part in sets[0]:
-        found.append(merged.rows(start, start + len(part)))
-        start += len(part)
+    # And so is the expert-parallel size of a mixture of experts (the search's sets only: each
+    # family keeps the default choice).
+    sets = [
+        _candidate_sets(each, config, triples, families if ep == 0 else [], sharded, ep)
+        for each in modes
+        for ep in expert_sizes(inputs, config)
+    ]
+    variants = evaluate_together([concatenate(s) for s in sets], inputs, config, formulas, by_mode)
+    # Each row the best of its variants: every set at each recomputation, then the search's
+    # sets (they come first) at each expert-parallel size too.
+    full = len(variants[0])
+    merged = _best_of([v for v in variants if len(v) == full])
+    searched = len(variants[-1])
+    if searched < full:
+        prefix = [merged.rows(0, searched)] + [v for v in variants if len(v) == searched]
+        merged = _joined(_best_of(prefix), merged.rows(searched, full))
+    found = _split(merged, sets[0])
     search = _row_wise_better(found[0], found[1])
     if sharded:
         search = _row_wise_better(search, _row_wise_better(found[2], found[3]))
@@ -162,15 +170,66 @@ def recompute_modes(inputs: Inputs) -> list[str]:
     return modes
 
 
-def _candidate_sets(inputs, config, triples, families, sharded) -> list[Layouts]:
-    """Every candidate set at the inputs' recomputation (all evaluated in one vectorised pass:
-    a layout's row depends on its own values alone): the search interleaved and plain 1F1B
-    (each row keeps the better, so the table and the strategies rank the same layouts), each
-    at ZeRO-3 too where the stage is free (`sharded`), then each family's."""
-    sets = [candidates(inputs, config, triples), candidates(inputs, config, triples, chunks=1)]
+def _best_of(variants: list[Layouts]) -> Layouts:
+    """The same candidates evaluated several ways (recomputation, expert-parallel size), each
+    row from the best: valid over invalid, one that fits over one that does not, then the
+    shorter step, or of those that do not fit the least memory; the first on a tie."""
+    if len(variants) == 1:
+        return variants[0]
+    outs = [variant.out for variant in variants]
+    valid = np.stack([out["valid"] for out in outs])
+    fits = np.stack([out["fits"] for out in outs])
+    last = np.stack([np.where(out["fits"], out["step"], out["total"]) for out in outs])
+    first = np.broadcast_to(np.arange(len(variants))[:, None], last.shape)
+    choice = np.lexsort((first, last, ~fits, ~valid), axis=0)[0]
+    rows = np.arange(last.shape[1])
+
+    def pick(arrays: list[np.ndarray]) -> np.ndarray:
+        return np.stack(arrays)[choice, rows]
+
+    chosen = Layouts(**{f: pick([getattr(v, f) for v in variants]) for f in LAYOUT_FIELDS})
+    chosen.out = {name: pick([out[name] for out in outs]) for name in outs[0]}
+    return chosen
+
+
+def _joined(first: Layouts, second: Layouts) -> Layouts:
+    """Two evaluated sets as one, in order."""
+    joined = concatenate([first, second])
+    joined.out = {n: np.concatenate([v, second.out[n]]) for n, v in first.out.items()}
+    return joined
+
+
+def _split(evaluated: Layouts, sets: list[Layouts]) -> list[Layouts]:
+    """The evaluated concatenation of `sets`, as the sets again."""
+    found, start = [], 0
+    for part in sets:
+        found.append(evaluated.rows(start, start + len(part)))
+        start += len(part)
+    return found
+
+
+def expert_sizes(inputs: Inputs, config: TransformerConfig) -> list[int]:
+    """0 (the query's ep, else the default choice), then, for a mixture of experts whose ep
+    the query leaves free, 1, 2, 4... up to the experts and P."""
+    if not config.moe_layers or inputs.ep:
+        return [0]
+    largest = min(config.experts, inputs.P)
+    return [0] + [2**k for k in range(largest.bit_length()) if 2**k <= largest]
+
+
+def _candidate_sets(inputs, config, triples, families, sharded, ep=0) -> list[Layouts]:
+    """Every candidate set at the inputs' recomputation and the expert-parallel size `ep` (all
+    evaluated in one vectorised pass: a layout's row depends on its own values alone): the
+    search interleaved and plain 1F1B (each row keeps the better, so the table and the
+    strategies rank the same layouts), each at ZeRO-3 too where the stage is free (`sharded`),
+    then each family's."""
+    sets = [
+        candidates(inputs, config, triples, ep=ep),
+        candidates(inputs, config, triples, chunks=1, ep=ep),
+    ]
     if sharded:
-        sets += [candidates(inputs, config, triples, zero=3, chunks=c) for c in (None, 1)]
-    sets += [candidates(inputs, config, triples, **family.options) for family in families]
+        sets += [candidates(inputs, config, triples, zero=3, chunks=c, ep=ep) for c in (None, 1)]
+    sets += [candidates(inputs, config, triples, ep=ep, **family.options) for family in families]
     return sets
 
 
@@ -281,15 +340,13 @@ def _strategy(
     return describe(strategy, layouts, index, inputs, config, formulas)
 
 
-def _row_wise_better(first: Layouts, second: Layouts, tight: bool = False) -> Layouts:
+def _row_wise_better(first: Layouts, second: Layouts) -> Layouts:
     """The same candidates, each row from whichever evaluation is better: valid over invalid, one
-    that fits over one that does not, then the shorter step (the first on a tie); `tight`: of
-    two that do not fit, the one needing less memory (what comes closest to fitting)."""
+    that fits over one that does not, then the shorter step (the first on a tie)."""
     a, b = first.out, second.out
 
     def key(out: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        last = np.where(out["fits"] | (not tight), out["step"], out["total"])
-        return (~out["valid"], ~out["fits"], last)
+        return (~out["valid"], ~out["fits"], out["step"])
 
     (va, fa, sa), (vb, fb, sb) = key(a), key(b)
     take = (vb < va) | ((vb == va) & ((fb < fa) | ((fb == fa) & (sb < sa))))
@@ -460,7 +517,8 @@ def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Deriva
                 float(out["expert"]),
                 "s",
                 "MoE layers per stage · m · 4 all-to-alls of k·b·s·h/t values",
-                f"expert-parallel devices {int(out['expert_parallel'])}",
+                f"expert-parallel devices {int(out['expert_parallel'])}"
+                + _ep_searched(inputs, config),
                 parts["expert"],
             )
         )
@@ -582,6 +640,16 @@ def _sensitivity(strategies, search: Layouts, inputs: Inputs, formulas: Formulas
         return f"dp {row['dp']} × tp {row['tp']} × pp {row['pp']}{cp}"
 
     return with_layouts(sensitivity(strategies), steps, uses, search.out["fits"], name)
+
+
+def _ep_searched(inputs: Inputs, config: TransformerConfig) -> str:
+    tried = expert_sizes(inputs, config)[1:]
+    if not tried:
+        return ""
+    return (
+        f" (searched: {', '.join(map(str, tried))} and the divisor of dp leaving the fewest "
+        "experts on a device; the fastest that fits; ep= pins it)"
+    )
 
 
 def _searched(inputs: Inputs, fits: bool) -> str:

@@ -137,3 +137,20 @@ def test_a_bad_shape_is_a_400_naming_it(client, survey, query, parameter):
     response = client.get(f"/api/planner/?{query}")
     assert response.status_code == 400
     assert list(response.json()["errors"]) == [parameter]
+
+
+def test_the_expert_parallel_size_left_free_is_searched(client, survey):
+    from explorer.planner.transformer_plan import expert_sizes
+
+    moe = TransformerConfig(24, 2048, 16, 2048, 50000, experts=16, expert_interval=2)
+    assert expert_sizes(Inputs(P=64), moe) == [0, 1, 2, 4, 8, 16]
+    assert expert_sizes(Inputs(P=64, ep=4), moe) == [0] and expert_sizes(Inputs(P=64), GPT) == [0]
+    query = "/api/planner/?network=deepspeed-moe-52b&machine=a100-cluster&efficiency=0.5"
+    free = client.get(query).json()
+    best = next(s for s in free["strategies"] if s["slug"] == "3d")
+    expert = next(d for d in best["derivations"] if d["quantity"].startswith("expert all-to-all"))
+    assert "searched: 1, 2, 4, 8, 16, 32, 64, 128" in expert["substituted"]
+    for ep in (1, 8, 128):
+        pinned = client.get(f"{query}&ep={ep}").json()
+        fitting = [s for s in pinned["strategies"] if s["slug"] == "3d" and s["fits"]]
+        assert not fitting or best["step_time"] <= fitting[0]["step_time"] * (1 + 1e-12)

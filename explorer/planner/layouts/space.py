@@ -107,6 +107,9 @@ class Layouts:
     gpipe: np.ndarray  # bool: GPipe's schedule (all micro-batches in flight)
     cp: np.ndarray  # context parallelism: the sequence split over cp devices
     recompute: np.ndarray  # RECOMPUTE_CODES: the recomputation the layout was evaluated with
+    # expert-parallel size tried (the search's axis when ep is free); 0: the query's ep, else
+    # the divisor of dp leaving the fewest experts on a device (step.expert_parallel)
+    ep: np.ndarray
     out: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -134,7 +137,7 @@ class Layouts:
         }
 
 
-LAYOUT_FIELDS = ("tp", "pp", "dp", "v", "sequence", "zero", "gpipe", "cp", "recompute")
+LAYOUT_FIELDS = ("tp", "pp", "dp", "v", "sequence", "zero", "gpipe", "cp", "recompute", "ep")
 
 
 def concatenate(sets: list[Layouts]) -> Layouts:
@@ -201,6 +204,7 @@ def candidates(
     zero: int | None = None,
     chunks: int | None = None,
     gpipe: bool = False,
+    ep: int = 0,
 ) -> Layouts:
     n = len(triples)
     arr = np.array(triples, dtype=float).reshape(n, 4)
@@ -214,6 +218,7 @@ def candidates(
         gpipe=np.full(n, gpipe),
         cp=arr[:, 3],
         recompute=np.full(n, float(RECOMPUTE_CODES[inputs.recompute])),
+        ep=np.full(n, float(ep)),
     )
 
 

@@ -138,14 +138,15 @@ def expert_parallel(dp: np.ndarray, experts: int, pinned: int | None = None) -> 
     group lies within a data-parallel group; elsewhere 0, a layout that cannot run), else the
     divisor of dp that leaves the fewest experts on the most loaded device, the largest on a
     tie; experts that do not divide (257 on 256 devices) leave ceil(E/ep) on some."""
-    found = {}
-    for d in {int(v) for v in dp}:
+    sizes, where = np.unique(dp, return_inverse=True)
+    found = []
+    for d in (int(v) for v in sizes):
         if pinned:
-            found[d] = pinned if d % pinned == 0 and pinned <= experts else 0
+            found.append(pinned if d % pinned == 0 and pinned <= experts else 0)
             continue
         options = [e for e in range(1, min(d, experts) + 1) if d % e == 0]
-        found[d] = min(options, key=lambda e: (math.ceil(experts / e), -e))
-    return np.array([found[int(v)] for v in dp], dtype=float)
+        found.append(min(options, key=lambda e: (math.ceil(experts / e), -e)))
+    return np.array(found, dtype=float)[where]
 
 
 @dataclass
@@ -172,6 +173,9 @@ def _model_states(x: _Shape, compute: np.ndarray) -> _States:
     if not config.tied:  # the output layer on the last stage, with the embedding when p = 1
         embedding = np.where(pp == 1, embedding + config.vocab * x.h, embedding)
     ep = expert_parallel(dp, config.experts, inputs.ep) if config.moe_layers else dp * 0 + 1
+    tried = x.layouts.ep > 0  # the search's own sizes, where ep is free
+    fitting = (np.mod(dp, np.maximum(x.layouts.ep, 1)) == 0) & (x.layouts.ep <= config.experts)
+    ep = np.where(tried, np.where(fitting, x.layouts.ep, 0.0), ep)
     unplaced = ep == 0
     x.reason[unplaced & (x.reason == "")] = "ep does not divide the data-parallel size"
     ep = np.where(unplaced, 1.0, ep)
