@@ -485,20 +485,11 @@ def parse(
         values |= device_values(str(query["device"]), choices["precision"], values, query, kept)
     elif choices["precision"] == "fp8" and preset.device and query.get("flops") in (None, ""):
         values |= device_values(preset.device, "fp8", values, query, kept)
-    # The ZeRO stage the user leaves free is a search axis (transformer_plan): the search tries
-    # it sharded further where that makes a layout fit.
-    free_zero = query.get("zero") in (None, "")
-    # So is the recomputation (none, selective and full: transformer_plan), unless the network's
-    # source states it.
-    free_recompute = query.get("recompute") in (None, "") and searched_recompute
-    inputs = Inputs(
-        network=network,
-        allreduce=allreduce,
-        zero_free=free_zero,
-        recompute_free=free_recompute,
-        **choices,
-        **values,
-    )
+    # The ZeRO stage and the recomputation (unless the network's source states it) the user
+    # leaves free are search axes (transformer_plan).
+    free = {"zero_free": query.get("zero") in (None, "")}
+    free["recompute_free"] = query.get("recompute") in (None, "") and searched_recompute
+    inputs = Inputs(network=network, allreduce=allreduce, **free, **choices, **values)
     _check_relations(inputs)
     return inputs
 
