@@ -202,6 +202,12 @@ class PlannerForm(QueryForm):
         help_text="a transformer's MLP gated (SwiGLU, three matrices of ffn_hidden) or not; "
         "default: the preset's (a custom transformer: not gated)",
     )
+    parallel_block = _switch(
+        label="parallel attention + MLP block, one layer norm (GPT-J, GPT-NeoX, PaLM)",
+        help_text="a transformer's layer as GPT-J's: attention and MLP read the same normalised "
+        "input and their outputs join the residual together; with tensor parallelism one "
+        "allreduce fewer per layer forward; default: the preset's (a custom transformer: not)",
+    )
     strategy = forms.MultipleChoiceField(
         required=False,
         choices=[(slug, slug) for slug in ALL_STRATEGY_SLUGS],

@@ -101,6 +101,7 @@ TRANSFORMER_BOUNDS = (
     Bound("vocab", int, 1, 10_000_000, "vocabulary size V", "tokens"),
     Bound("ffn_hidden", int, 1, 1_000_000, "MLP hidden size (default 4·hidden)"),
     Bound("kv_heads", int, 1, 4096, "key/value heads (grouped-query attention; default heads)"),
+    Bound("head_dim", int, 1, 4096, "values per attention head d (default hidden/heads)"),
     Bound("experts", int, 1, 4096, "experts per mixture-of-experts layer (1: dense)"),
     Bound("top_k", int, 1, 64, "experts each token is routed to"),
     Bound("expert_interval", int, 1, 64, "every how many layers an MoE layer"),
@@ -260,6 +261,7 @@ class Inputs:
     vocab: int | None = None
     ffn_hidden: int | None = None
     kv_heads: int | None = None
+    head_dim: int | None = None  # None: hidden/heads
     experts: int | None = None
     top_k: int | None = None
     expert_interval: int | None = None
@@ -268,6 +270,8 @@ class Inputs:
     expert_ffn_hidden: int | None = None
     lora_rank: int | None = None
     gated: bool | None = None  # a gated (SwiGLU) MLP; None: the preset's (a custom one: not)
+    # GPT-J's parallel attention + MLP block; None: the preset's (a custom one: not)
+    parallel_block: bool | None = None
     micro_batch_size: int = 1
     tp: int | None = None
     pp: int | None = None
@@ -275,6 +279,7 @@ class Inputs:
     cp: int | None = None  # None: searched (1 or more where the sequence splits)
     ep: int | None = None  # None: the fewest experts per device (expert_parallel)
     zero_free: bool = False  # the query left the ZeRO stage to the search
+    recompute_free: bool = False  # the query left the recomputation to the search
     zero: int = 1
     tokens: float | None = None
 
@@ -340,9 +345,7 @@ class Inputs:
     def transformer_recompute(self) -> str:
         """The recomputation a transformer layer's activations and FLOPs follow: FlashAttention's
         kernels recompute the attention core as selective recomputation does."""
-        if self.recompute == "none" and self.attention == "flash":
-            return "selective"
-        return self.recompute
+        return recompute_effect(self.recompute, self.attention)
 
     @property
     def achieved_flops(self) -> float:
@@ -358,6 +361,11 @@ class Inputs:
 
     def with_p(self, p: int) -> Inputs:
         return replace(self, P=p)
+
+
+def recompute_effect(recompute: str, attention: str) -> str:
+    """Inputs.transformer_recompute for a recomputation and attention kernels."""
+    return "selective" if recompute == "none" and attention == "flash" else recompute
 
 
 def device_sources(inputs: Inputs) -> dict[str, str]:
@@ -449,8 +457,9 @@ def parse(
     for name, allowed in CHOICES.items():
         if query.get(name) and str(query[name]) not in allowed:
             raise PlannerInputError(f"{name} must be one of {', '.join(allowed)}", name)
-    if query.get("gated") not in (None, "") and str(query["gated"]) not in SWITCHES:
-        raise PlannerInputError(f"gated must be one of {', '.join(SWITCHES)}", "gated")
+    for shape in ("gated", "parallel_block"):
+        if query.get(shape) not in (None, "") and str(query[shape]) not in SWITCHES:
+            raise PlannerInputError(f"{shape} must be one of {', '.join(SWITCHES)}", shape)
     inputs = merged({**query, **numbers}, network_defaults)
     check_relations(inputs)
     return inputs
@@ -465,6 +474,8 @@ def merged(
     machine = str(query.get("machine") or "example")
     named = str(query.get("network") or Inputs.network)
     defaults = dict((network_defaults or {}).get(named, {}))
+    # A transformer whose recomputation is the planner's default, not its source's, searches it.
+    searched_recompute = bool(defaults.pop("recompute_free", False))
     preset = PRESETS[machine]
     values: dict[str, Any] = {**defaults, "machine": machine, **preset.values}
     values["device"] = preset.device
@@ -478,28 +489,40 @@ def merged(
         default = values.pop(name, None)  # the network's (a transformer preset's), if any
         choice = str(query.get(name) or default or _default_text(name))
         choices[name] = choice == "true" if allowed is SWITCHES else choice
-    if query.get("gated") not in (None, ""):
-        values["gated"] = str(query["gated"]) == "true"
+    for shape in ("gated", "parallel_block"):  # a transformer's, None: the preset's
+        if query.get(shape) not in (None, ""):
+            values[shape] = str(query[shape]) == "true"
+    # A figure the catalogue lacks may come with the device's node or the preset (TPU v4's ICI).
+    kept = {"intra_bandwidth_gbs"} if "intra_bandwidth_gbs" in preset.sources else set()
     if query.get("device") not in (None, ""):
         if machine == "example":  # the device's usual node, not the example's single device
-            values |= node_values(str(query["device"]), query)[0]
-        values |= device_values(str(query["device"]), choices["precision"], values, query)
+            node = node_values(str(query["device"]), query)[0]
+            values |= node
+            kept = set(node)
+        elif query["device"] != preset.device:
+            kept = set()
+        values |= device_values(str(query["device"]), choices["precision"], values, query, kept)
     elif choices["precision"] == "fp8" and preset.device and query.get("flops") in (None, ""):
-        values |= device_values(preset.device, "fp8", values, query)
-    # The ZeRO stage the user leaves free is a search axis (transformer_plan): the search tries
-    # it sharded further where that makes a layout fit.
-    free_zero = query.get("zero") in (None, "")
+        values |= device_values(preset.device, "fp8", values, query, kept)
+    # The ZeRO stage and the recomputation (unless the network's source states it) the user
+    # leaves free are search axes (transformer_plan).
+    free = {"zero_free": query.get("zero") in (None, "")}
+    free["recompute_free"] = query.get("recompute") in (None, "") and searched_recompute
     allreduce = str(query.get("allreduce") or "ring")
-    return Inputs(network=named, allreduce=allreduce, zero_free=free_zero, **choices, **values)
+    return Inputs(network=named, allreduce=allreduce, **free, **choices, **values)
 
 
 def device_values(
-    slug: str, precision: str, values: dict[str, Any], query: dict[str, Any]
+    slug: str,
+    precision: str,
+    values: dict[str, Any],
+    query: dict[str, Any],
+    kept: set[str] | frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """A machine of the catalogue's device `slug`: its peak at the precision, its memory and its
     intra-node link (where the machine has more than one device per node), each unless given
     explicitly. A figure the catalogue does not state and the query does not give is a 400
-    naming it."""
+    naming it, unless `values` holds one from the device's node or preset (`kept`)."""
     device = catalogue_devices().get(slug)
     if device is None:
         raise PlannerInputError(
@@ -518,8 +541,8 @@ def device_values(
     taken = {"device": slug}
     missing = []
     for name, value in figures.items():
-        if query.get(name) not in (None, ""):
-            continue  # the explicit value (already in `values`) wins
+        if query.get(name) not in (None, "") or (value is None and name in kept):
+            continue  # the explicit value (already in `values`) wins, or the node's sourced one
         if value is None:
             missing.append(f"{name} ({DEVICE_FIGURES[name].format(precision=precision)})")
         else:

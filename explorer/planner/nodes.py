@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .presets import A100_NODE
+from .presets import (
+    A100_NODE,
+    H800_LINK,
+    H800_NODE,
+    OPTICAL_ICI,
+    TPU_V4_CUBE,
+    TPU_V4_ICI,
+    TPU_V5P_CUBE,
+    TPU_V5P_ICI,
+)
 
 HGX_H100 = (
     "8 GPUs per HGX H100 8-GPU board, every pair joined by NVSwitch (NVIDIA's HGX H100 "
@@ -30,6 +39,9 @@ class Node:
     per_node_source: str
     inter_gbs: float  # GB/s per device between nodes
     inter_source: str
+    # the link inside the node where the device catalogue states none (TPU v4's ICI)
+    intra_gbs: float | None = None
+    intra_source: str = ""
 
 
 A100_LINK = f"one 200 Gb/s HDR InfiniBand adapter per GPU = 25 GB/s (DGX A100); {RECALLED}"
@@ -67,6 +79,23 @@ NODES: dict[str, Node] = {
         50.0,
         f"one 400 Gb/s adapter per GPU = 50 GB/s; {RECALLED}",
     ),
+    "h800-sxm": Node(8, H800_NODE, 50.0, H800_LINK),
+    # A TPU's "node" is a 4x4x4 cube of its 3-D torus, and the link between nodes the optical ICI
+    # between cubes, at the chip's ICI rate (presets.py says why).
+    "tpu-v4": Node(
+        64,
+        TPU_V4_CUBE,
+        TPU_V4_ICI.bandwidth_gbs,
+        TPU_V4_ICI.source + OPTICAL_ICI,
+        TPU_V4_ICI.bandwidth_gbs,
+        TPU_V4_ICI.source,
+    ),
+    "tpu-v5p": Node(
+        64,
+        TPU_V5P_CUBE,
+        TPU_V5P_ICI.intra_bandwidth_gbs or 0.0,
+        TPU_V5P_ICI.source("intra_bandwidth_gbs") + OPTICAL_ICI,
+    ),
     "mi355x": Node(
         8,
         f"8 OAM GPUs per MI355X platform; {RECALLED}",
@@ -90,4 +119,7 @@ def node_values(slug: str, query: dict) -> tuple[dict[str, float | int], dict[st
     if query.get("bandwidth_gbs") in (None, ""):
         values["bandwidth_gbs"] = node.inter_gbs
         sources["bandwidth_gbs"] = node.inter_source
+    if node.intra_gbs is not None and query.get("intra_bandwidth_gbs") in (None, ""):
+        values["intra_bandwidth_gbs"] = node.intra_gbs
+        sources["intra_bandwidth_gbs"] = node.intra_source
     return values, sources

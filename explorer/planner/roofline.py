@@ -89,6 +89,8 @@ NO_CEILING = "no matmul measurement recorded for this device and precision: the 
 # head and key the fused scale-mask-softmax (read, write: 2) and its dropout (read, write, mask:
 # about 2.5): 4.5·a·s values per token. FlashAttention keeps them on chip.
 LAYER_VALUES_PER_H = 18.0
+# A parallel block (GPT-J, PaLM) normalises once: one layer norm's 2h fewer.
+NORM_VALUES_PER_H = 2.0
 SOFTMAX_VALUES = 4.5
 # The backward pass moves about twice the forward's bytes; recomputation replays the forward
 # (full) or the attention core (selective).
@@ -147,16 +149,17 @@ def _per_token_layer(
     parallelism, 1 with it); the MLP's activation and the scores are split over the ranks."""
     h, f, s, a = float(config.hidden), float(config.ffn), float(config.seq_len), config.heads
     width = 3 * f if config.gated else 2 * f
-    dense = LAYER_VALUES_PER_H * h * replicated + width
+    per_h = LAYER_VALUES_PER_H - (NORM_VALUES_PER_H if config.parallel_block else 0.0)
+    dense = per_h * h * replicated + width
     scores = SOFTMAX_VALUES * a * s if attention != "flash" else 0.0
     replayed = {"full": dense + scores, "selective": scores}.get(recompute, 0.0)
     matrices = 3 if config.gated else 2
-    kv_width = 2 * h * config.kv / config.heads
-    weights = h * (h + kv_width) + h * h + matrices * h * f  # qkv, output, MLP
+    attention, kv_width = config.attention_width, 2 * config.kv_width  # queries; keys, values
+    weights = h * (attention + kv_width) + attention * h + matrices * h * f  # qkv, output, MLP
     passes = 3 + (1 if recompute == "full" else 0)
     return {
         "linear": passes * 2 * weights,
-        "core": passes * 4 * s * h,
+        "core": passes * 4 * s * attention,
         "memory_values": (dense + scores) * (1 + BACKWARD) + replayed,
         "linear_inputs": passes * (3 * h + f),
     }

@@ -52,6 +52,7 @@ CHOICE_FIELDS = (
     "overlap_expert",
     "overlap_context",
     "overlap_zero3",
+    "parallel_block",
 )
 OVERLAP_SWITCHES = (
     ("overlap_tensor", "Overlap the tensor-parallel exchanges"),
@@ -81,7 +82,7 @@ FIELD_GROUPS = (
     ("Sweep over P (the plot)", ("sweep_max", "sweep_points")),
     (
         "Transformer (after the survey; empty: the preset's)",
-        ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len", "vocab")
+        ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "seq_len", "vocab")
         + ("experts", "top_k", "expert_interval", "shared_experts", "dense_layers")
         + ("expert_ffn_hidden", "lora_rank"),
     ),
@@ -132,6 +133,8 @@ def planner_page(request):
             "precision": request.GET.get("precision", ""),
             "optimizer": request.GET.get("optimizer", ""),
             "recompute": request.GET.get("recompute", ""),
+            "recompute_free": not request.GET.get("recompute"),
+            "parallel_block": _switch(request.GET.get("parallel_block"), None),
             "overlap": request.GET.get("overlap", "") != "false",
             "attention": request.GET.get("attention", ""),
             "stack": request.GET.get("stack", ""),
@@ -198,7 +201,7 @@ def _with_query(name: str, query: QueryDict) -> str:
     return link(name, query=query.urlencode())
 
 
-def _switch(given: str | None, default: bool) -> bool:
+def _switch(given: str | None, default: bool | None) -> bool | None:
     """A switch as the address sets it ("true" or "false"), else its default."""
     return default if given in (None, "") else given == "true"
 

@@ -39,8 +39,9 @@ UNKNOWN_DEVICE_COLOUR = "#999999"  # a system whose accelerator the catalogue do
 
 def generation(slug: str) -> str:
     """The product generation a device's slug names: "h100" for h100-sxm, h100-pcie and
-    h100-nvl; "b200" for b200 and gb200 (one chip), "tpu-v5" for tpu-v5e and tpu-v5p."""
-    plain = re.sub(r"^gb(?=\d)", "b", slug)
+    h100-nvl, and h800-sxm (the H100's die); "b200" for b200 and gb200 (one chip), "tpu-v5"
+    for tpu-v5e and tpu-v5p."""
+    plain = re.sub(r"^gb(?=\d)", "b", re.sub(r"^h800", "h100", slug))
     found = re.match(r"tpu-v\d|[a-z]+\d+", plain)
     return found.group(0) if found else slug
 

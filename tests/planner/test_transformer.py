@@ -101,7 +101,9 @@ def test_selective_recomputation_adds_only_the_attention_core() -> None:
 def test_it_gives_korthikantis_activation_memory(t, sequence, recompute, per_sbh) -> None:
     c = PRESETS["gpt3-175b"].config
     tp, shard = np.array([float(t)]), np.array([sequence])
-    value = activation_array(FORMULAS, c, Inputs(recompute=recompute), 1.0, tp, shard)[0]
+    inputs = Inputs(recompute=recompute)
+    mode = (inputs.recompute, inputs.transformer_recompute)
+    value = activation_array(FORMULAS, c, mode, 1.0, tp, shard)[0]
     assert value == pytest.approx(2048 * 12288 * per_sbh)
 
 

@@ -52,7 +52,7 @@ def test_it_lists_the_releases_in_the_json_twin(client, db, releases_dir):
         "author": 1,
         "citation": 0,
         "demo": 0,
-        "device": 33,
+        "device": 34,  # the H800 added (issue 46)
     }
     licence = {
         "name": "CC-BY-4.0",

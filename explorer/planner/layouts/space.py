@@ -90,6 +90,9 @@ FROZEN_BASE = Assumption(
 )
 # The arrays of `Layouts.out` that add up to a step, each a part the sensitivity may scale.
 STEP_ARRAYS = ("compute", "bubble", "tensor", "pipeline", "data", "expert", "context")
+# A layout's recomputation as its array holds it (machine.RECOMPUTE's order).
+RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
+RECOMPUTE_NAMES = {code: name for name, code in RECOMPUTE_CODES.items()}
 
 
 @dataclass
@@ -104,6 +107,10 @@ class Layouts:
     zero: np.ndarray  # ZeRO stage
     gpipe: np.ndarray  # bool: GPipe's schedule (all micro-batches in flight)
     cp: np.ndarray  # context parallelism: the sequence split over cp devices
+    recompute: np.ndarray  # RECOMPUTE_CODES: the recomputation the layout was evaluated with
+    # expert-parallel size tried (the search's axis when ep is free); 0: the query's ep, else
+    # the divisor of dp leaving the fewest experts on a device (step.expert_parallel)
+    ep: np.ndarray
     out: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -124,13 +131,14 @@ class Layouts:
             "chunks": int(self.v[index]),
             "sequence_parallel": bool(self.sequence[index]),
             "zero": int(self.zero[index]),
+            "recompute": RECOMPUTE_NAMES[int(self.recompute[index])],
             "schedule": "gpipe"
             if self.gpipe[index]
             else ("interleaved" if self.v[index] > 1 else "1f1b"),
         }
 
 
-LAYOUT_FIELDS = ("tp", "pp", "dp", "v", "sequence", "zero", "gpipe", "cp")
+LAYOUT_FIELDS = ("tp", "pp", "dp", "v", "sequence", "zero", "gpipe", "cp", "recompute", "ep")
 
 
 def concatenate(sets: list[Layouts]) -> Layouts:
@@ -197,6 +205,7 @@ def candidates(
     zero: int | None = None,
     chunks: int | None = None,
     gpipe: bool = False,
+    ep: int = 0,
 ) -> Layouts:
     n = len(triples)
     arr = np.array(triples, dtype=float).reshape(n, 4)
@@ -209,6 +218,8 @@ def candidates(
         zero=np.full(n, float(inputs.zero if zero is None else zero)),
         gpipe=np.full(n, gpipe),
         cp=arr[:, 3],
+        recompute=np.full(n, float(RECOMPUTE_CODES[inputs.recompute])),
+        ep=np.full(n, float(ep)),
     )
 
 

@@ -16,7 +16,9 @@ The model of one step (each step a catalogue formula or a shown assumption):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -29,10 +31,10 @@ from explorer.workloads.transformers.shapes import (
     parameter_parts,
 )
 
-from ..machine import Inputs
+from ..machine import Inputs, recompute_effect
 from ..roofline import roofline_shares
 from .exchange import DataExchange, between_nodes, data_exchange, ring, two_level
-from .space import Layouts, concatenate
+from .space import RECOMPUTE_NAMES, Layouts, concatenate
 
 
 @dataclass
@@ -84,13 +86,15 @@ def _shape(layouts: Layouts, inputs: Inputs, config: TransformerConfig, formulas
 
 def _tensor_and_pipeline(x: _Shape) -> tuple[np.ndarray, np.ndarray]:
     """Tensor parallelism: 4 allreduces of b·s·h per layer per micro-batch (6 with full
-    recomputation), inside the node; sequence parallelism moves the same values. Pipeline: an
+    recomputation), inside the node; sequence parallelism moves the same values. A parallel
+    block (PARALLEL_BLOCK) allreduces once forward: 3 (4 with full recomputation). Pipeline: an
     activation forward and a gradient back per micro-batch and chunk."""
     layouts, inputs, b, s, h = x.layouts, x.inputs, x.b, x.s, x.h
     tp, pp = layouts.tp, layouts.pp
     sizes = inputs.sizes
     allreduced = float(evaluate(x.formulas["tensor.values"], {"b": b, "s": s, "h": h}))
-    per_layer = allreduced * (6 if inputs.recompute == "full" else 4) / 4
+    count = per_recompute(x, lambda mode, _: tensor_allreduces(x.config, mode))
+    per_layer = allreduced * count / 4
     values = b * x.local * h  # context parallelism: each device's share of the sequence
     one = ring(x.formulas, tp, values, inputs.intra_latency, inputs.intra_G, sizes.activations)
     tensor = x.per_stage * x.micro * (per_layer / (b * s * h)) * one
@@ -98,6 +102,25 @@ def _tensor_and_pipeline(x: _Shape) -> tuple[np.ndarray, np.ndarray]:
     latency, per_byte = between_nodes(inputs)
     pipeline = np.where(pp > 1, 2 * x.micro * layouts.v * (latency + message * per_byte), 0.0)
     return tensor, pipeline
+
+
+def tensor_allreduces(config: TransformerConfig, recompute: str) -> int:
+    """A layer's tensor-parallel allreduces per micro-batch: two forward (after the attention's
+    and the MLP's output projections), two backward, the forward's again under full
+    recomputation; a parallel block sums its attention and MLP outputs before one allreduce
+    forward (its backward keeps two: each branch's column-parallel input)."""
+    forward = 1 if config.parallel_block else 2
+    return forward + 2 + (forward if recompute == "full" else 0)
+
+
+def replicated_kv(config: TransformerConfig, tp: np.ndarray) -> np.ndarray:
+    """Parameters per layer a tensor-parallel rank holds beyond its 1/t share of the layer when
+    tp exceeds the key/value heads: Megatron replicates them, each rank a whole head (its key
+    and value projections, h·d each, and their biases) instead of kv/t of one."""
+    if config.attention_parameters:  # multi-head latent attention: no key/value heads
+        return np.zeros_like(tp)
+    head = 2 * config.hidden * config.head_dim + (2 * config.head_dim if config.bias else 0)
+    return np.where(tp > config.kv, head * (1 - config.kv / tp), 0.0)
 
 
 def _context(x: _Shape) -> np.ndarray:
@@ -121,14 +144,15 @@ def expert_parallel(dp: np.ndarray, experts: int, pinned: int | None = None) -> 
     group lies within a data-parallel group; elsewhere 0, a layout that cannot run), else the
     divisor of dp that leaves the fewest experts on the most loaded device, the largest on a
     tie; experts that do not divide (257 on 256 devices) leave ceil(E/ep) on some."""
-    found = {}
-    for d in {int(v) for v in dp}:
+    sizes, where = np.unique(dp, return_inverse=True)
+    found = []
+    for d in (int(v) for v in sizes):
         if pinned:
-            found[d] = pinned if d % pinned == 0 and pinned <= experts else 0
+            found.append(pinned if d % pinned == 0 and pinned <= experts else 0)
             continue
         options = [e for e in range(1, min(d, experts) + 1) if d % e == 0]
-        found[d] = min(options, key=lambda e: (math.ceil(experts / e), -e))
-    return np.array([found[int(v)] for v in dp], dtype=float)
+        found.append(min(options, key=lambda e: (math.ceil(experts / e), -e)))
+    return np.array(found, dtype=float)[where]
 
 
 @dataclass
@@ -155,15 +179,19 @@ def _model_states(x: _Shape, compute: np.ndarray) -> _States:
     if not config.tied:  # the output layer on the last stage, with the embedding when p = 1
         embedding = np.where(pp == 1, embedding + config.vocab * x.h, embedding)
     ep = expert_parallel(dp, config.experts, inputs.ep) if config.moe_layers else dp * 0 + 1
+    tried = x.layouts.ep > 0  # the search's own sizes, where ep is free
+    fitting = (np.mod(dp, np.maximum(x.layouts.ep, 1)) == 0) & (x.layouts.ep <= config.experts)
+    ep = np.where(tried, np.where(fitting, x.layouts.ep, 0.0), ep)
     unplaced = ep == 0
     x.reason[unplaced & (x.reason == "")] = "ep does not divide the data-parallel size"
     ep = np.where(unplaced, 1.0, ep)
     # The most loaded device holds ceil(E/ep) of a layer's routed experts.
     held = np.ceil(config.experts / ep) / config.experts
     experts = parts["experts"] * held / (pp * tp)
-    on_device = (block / config.layers * x.per_stage + embedding) / tp + experts
+    replicated = replicated_kv(config, tp) * x.per_stage
+    on_device = (block / config.layers * x.per_stage + embedding) / tp + experts + replicated
     adapters = parts.get("adapters", 0.0) / config.layers * x.per_stage / tp
-    linear = PASSES[inputs.transformer_recompute][0]
+    linear = per_recompute(x, lambda _, effect: PASSES[effect][0])
     backward = compute / x.micro * (linear - 1) / linear / x.per_stage  # a layer, last micro-batch
     group = dp * cp
     if config.frozen:
@@ -237,7 +265,12 @@ def _memory(x: _Shape, states: _States) -> dict[str, np.ndarray]:
     weights = states.on_device * sizes.weights / np.where(zero >= 3, dp, 1.0)
     gradients = states.trainable * sizes.gradients / np.where(zero >= 2, dp, 1.0)
     optimizer = states.trainable * sizes.optimizer / np.where(zero >= 1, dp, 1.0)
-    activations = activation_array(x.formulas, x.config, x.inputs, x.b, tp, layouts.sequence)
+    activations = per_recompute(
+        x,
+        lambda mode, effect: activation_array(
+            x.formulas, x.config, (mode, effect), x.b, tp, layouts.sequence
+        ),
+    )
     in_flight = np.where(
         layouts.gpipe,
         x.micro,
@@ -263,12 +296,13 @@ def evaluate_layouts(
     inputs: Inputs,
     config: TransformerConfig,
     formulas: Formulas,
-    flops: StepFlops,
+    flops: StepFlops | dict[str, StepFlops],
 ) -> Layouts:
     """Every quantity of every layout, as arrays in `layouts.out`; `flops`: the network model's
     FLOPs per step."""
     x = _shape(layouts, inputs, config, formulas)
-    hardware, model = flops.hardware, flops.model
+    model = _one(flops, inputs.transformer_recompute).model  # no recomputation: the same
+    hardware = per_recompute(x, lambda _, effect: _one(flops, effect).hardware)
     # The FLOPs shared evenly by the P devices, but a pipeline waits for its most loaded stage.
     compute = hardware / (inputs.P * inputs.achieved_flops) * x.imbalance
     pp = layouts.pp
@@ -314,10 +348,28 @@ def evaluate_layouts(
         "valid": x.reason == "",
         "reason": x.reason,
         "fits": (x.reason == "") & (memory["total"] <= inputs.memory),
-        "hardware_flops": np.full(len(layouts), hardware),
+        "hardware_flops": hardware * np.ones(len(layouts)),
         "model_flops": np.full(len(layouts), model),
     }
     return layouts
+
+
+def per_recompute(x: _Shape, value: Callable[[str, str], Any]) -> np.ndarray:
+    """value(recompute, its effect on a transformer layer: Inputs.transformer_recompute) at each
+    layout's recomputation (the search's axis when the query leaves it free): evaluated once
+    per recomputation present, one entry per layout."""
+    codes = x.layouts.recompute
+    found = np.zeros(len(codes))
+    for code in np.unique(codes):
+        mode = RECOMPUTE_NAMES[int(code)]
+        effect = recompute_effect(mode, x.inputs.attention)
+        found = np.where(codes == code, value(mode, effect), found)
+    return found
+
+
+def _one(flops: StepFlops | dict[str, StepFlops], recompute: str) -> StepFlops:
+    """A step's FLOPs at a (transformer) recomputation: the one given, or the mapping's."""
+    return flops[recompute] if isinstance(flops, dict) else flops
 
 
 def hidden_behind(exchange: np.ndarray, compute: np.ndarray) -> np.ndarray:
@@ -333,7 +385,8 @@ def _overlapped(x: _Shape, compute: np.ndarray, totals: dict[str, np.ndarray]) -
     they feed). The tensor exchange hides behind the linear layers' products, the ring behind
     the attention core's, the rest behind the whole compute."""
     inputs, config = x.inputs, x.config
-    linear, core = roofline_shares(config, inputs.transformer_recompute)
+    linear = per_recompute(x, lambda _, effect: roofline_shares(config, effect)[0])
+    core = per_recompute(x, lambda _, effect: roofline_shares(config, effect)[1])
     switches = (
         ("tensor", inputs.overlap_tensor, compute * linear),
         ("pipeline", inputs.overlap_pipeline, compute),
@@ -345,8 +398,10 @@ def _overlapped(x: _Shape, compute: np.ndarray, totals: dict[str, np.ndarray]) -
     )
 
 
-def activation_array(formulas, config, inputs, b, tp, sequence) -> np.ndarray:
-    """Korthikanti et al.'s bytes per layer for each layout's t and sequence parallelism."""
+def activation_array(formulas, config, recompute, b, tp, sequence) -> np.ndarray:
+    """Korthikanti et al.'s bytes per layer for each layout's t and sequence parallelism;
+    `recompute`: (the recomputation, its effect: Inputs.transformer_recompute)."""
+    mode, effect = recompute
     values = {
         "s": float(config.seq_len),
         "b": b,
@@ -354,9 +409,9 @@ def activation_array(formulas, config, inputs, b, tp, sequence) -> np.ndarray:
         "a": float(config.heads),
         "t": tp,
     }
-    if inputs.recompute == "full":
+    if mode == "full":
         return np.broadcast_to(evaluate(formulas["activations.full"], values), tp.shape) * 1.0
-    suffix = ".selective" if inputs.transformer_recompute == "selective" else ""
+    suffix = ".selective" if effect == "selective" else ""
     with_sequence = evaluate(formulas[f"activations.sequence{suffix}"], values)
     tensor_only = evaluate(formulas[f"activations.tensor{suffix}"], values)
     return np.where(sequence | (tp == 1), with_sequence, tensor_only) * 1.0
@@ -367,7 +422,7 @@ def evaluate_together(
     inputs: Inputs,
     config: TransformerConfig,
     formulas: Formulas,
-    flops: StepFlops,
+    flops: StepFlops | dict[str, StepFlops],
 ) -> list[Layouts]:
     """evaluate_layouts on several candidate sets in one pass (each row depends on its own values
     alone, so the rows of one concatenation are those of each set): each set evaluated."""

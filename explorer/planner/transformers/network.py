@@ -30,13 +30,18 @@ LORA_NOTE = (
     "4·B·s²·h·l·n + 4·B·s·h·V, p_a the adapters of a layer; the values shown are the formula's "
     "for full training. The 6·N·D rule below counts full training."
 )
+# The recomputation a preset's source states is the preset's; elsewhere selective, which the
+# search may change when the query leaves it free (`recompute_free`, read by machine.parse).
 NETWORK_DEFAULTS = {
-    slug: {"recompute": "selective"} | preset.defaults for slug, preset in PRESETS.items()
+    slug: {"recompute": "selective", "recompute_free": "recompute" not in preset.defaults}
+    | preset.defaults
+    for slug, preset in PRESETS.items()
 }
 NETWORK_DEFAULTS[CUSTOM] = {
     "precision": "bf16-mixed",
     "optimizer": "adam",
     "recompute": "selective",
+    "recompute_free": True,
 }
 
 

@@ -34,8 +34,9 @@ from ..layouts.space import (
     candidates,
     factorisations,
 )
-from ..layouts.step import evaluate_layouts, evaluate_together
+from ..layouts.step import evaluate_layouts
 from ..layouts.table import layouts_document, time_to_train
+from ..layouts.variants import evaluate_variants, expert_sizes, recompute_modes, step_flops
 from ..machine import MAX_P, Inputs, PlannerInputError
 from ..sensitivity import sensitivity, with_layouts
 from ..shape import Plan, Strategy, build, ranked
@@ -76,26 +77,14 @@ def plan(inputs: Inputs, formulas: Formulas) -> Plan:
             f"tp: no layout of P = {inputs.P} with tp at most devices_per_node "
             f"({inputs.devices_per_node}) matches the pinned tp, pp, dp, cp"
         )
-    model, flops = transformer_step(config, inputs.batch, inputs.transformer_recompute, formulas)
-    # Every layout is tried interleaved (where its stages allow) and plain 1F1B; each row keeps
-    # the better (one that fits over one that does not, then the shorter step), so the table and
-    # the strategies rank the same layouts (interleaving trades the bubble for messages and
-    # activation memory).
-    # Every candidate set (the search, interleaved and plain, and each family's) is evaluated in
-    # one vectorised pass: a layout's row depends on its own values alone.
+    model, flops = step_flops(config, inputs.batch, inputs.transformer_recompute, formulas)
     families = [
         s
         for s in transformer_strategies()
         if s.slug != "3d" and not (s.moe_only and not config.moe_layers)
     ]
-    sets = [candidates(inputs, config, triples), candidates(inputs, config, triples, chunks=1)]
-    # A ZeRO stage left free is a search axis: each layout also sharded fully (stage 3), kept
-    # where it fits and the chosen stage does not, or is faster.
     sharded = inputs.zero_free and inputs.zero < 3
-    if sharded:
-        sets += [candidates(inputs, config, triples, zero=3, chunks=c) for c in (None, 1)]
-    sets += [candidates(inputs, config, triples, **family.options) for family in families]
-    found = evaluate_together(sets, inputs, config, formulas, flops)
+    found = evaluate_variants(inputs, config, formulas, triples, families, sharded)
     search = _row_wise_better(found[0], found[1])
     if sharded:
         search = _row_wise_better(search, _row_wise_better(found[2], found[3]))
@@ -313,7 +302,7 @@ def describe(
             f"cp = {layout['cp']} "
             f"({layout['schedule']}, {layout['micro_batches']} micro-batches of "
             f"{inputs.micro_batch_size}); ZeRO stage {layout['zero']}; recomputation "
-            f"{inputs.recompute}."
+            f"{layout['recompute']}{_searched(inputs, fits)}."
         ]
         + _schedule_notes(inputs, config, layout, strategy.slug == "3d"),
         "techniques": list(strategy.techniques),
@@ -361,7 +350,7 @@ def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Deriva
             f"{number_text(out['hardware_flops'])} / ({inputs.P} · {number_text(inputs.flops)} · "
             f"{number_text(inputs.efficiency)}) · {number_text(out['stage_imbalance'])}",
             parts["compute"],
-            note=f"Recomputation {inputs.recompute}."
+            note=f"Recomputation {row['recompute']}{_searched(inputs, bool(out['fits']))}."
             + (" LoRA: the base frozen (lora-frozen-base)." if config.frozen else ""),
         ),
         Derivation(
@@ -410,7 +399,8 @@ def _derivations(layouts, index, inputs, config, formulas, parts) -> list[Deriva
                 float(out["expert"]),
                 "s",
                 "MoE layers per stage · m · 4 all-to-alls of k·b·s·h/t values",
-                f"expert-parallel devices {int(out['expert_parallel'])}",
+                f"expert-parallel devices {int(out['expert_parallel'])}"
+                + _ep_searched(inputs, config),
                 parts["expert"],
             )
         )
@@ -534,7 +524,27 @@ def _sensitivity(strategies, search: Layouts, inputs: Inputs, formulas: Formulas
     return with_layouts(sensitivity(strategies), steps, uses, search.out["fits"], name)
 
 
+def _ep_searched(inputs: Inputs, config: TransformerConfig) -> str:
+    tried = expert_sizes(inputs, config)[1:]
+    if not tried:
+        return ""
+    return (
+        f" (searched: {', '.join(map(str, tried))} and the divisor of dp leaving the fewest "
+        "experts on a device; the fastest that fits; ep= pins it)"
+    )
+
+
+def _searched(inputs: Inputs, fits: bool) -> str:
+    """What the notes say of a recomputation the search chose."""
+    tried = recompute_modes(inputs)
+    if len(tried) == 1:
+        return ""
+    why = "the fastest that fits" if fits else "none fits: the one needing the least memory"
+    return f" (searched among {', '.join(tried)}: {why} for this layout; give recompute to pin it)"
+
+
 def _activation_role(inputs: Inputs, row: dict, formulas: Formulas):
+    inputs = replace(inputs, recompute=row["recompute"])
     if inputs.recompute == "full":
         return formulas["activations.full"]
     suffix = ".selective" if inputs.transformer_recompute == "selective" else ""

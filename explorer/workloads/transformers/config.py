@@ -38,6 +38,10 @@ class TransformerConfig:
     expert_ffn_hidden: int = 0  # an expert's MLP hidden size (0: ffn_hidden)
     attention_parameters: int = 0  # one layer's attention weights when not from the heads (MLA)
     lora_rank: int = 0  # 0: no adapters, every weight trains
+    head_size: int = 0  # values per attention head (the `head_dim` input; 0: hidden/heads)
+    # GPT-J's parallel block (also GPT-NeoX's and PaLM's): attention and MLP read the same
+    # normalised input and their outputs are added to the residual together (one layer norm)
+    parallel_block: bool = False
 
     @property
     def ffn(self) -> int:
@@ -53,7 +57,18 @@ class TransformerConfig:
 
     @property
     def head_dim(self) -> float:
-        return self.hidden / self.heads
+        return self.head_size or self.hidden / self.heads
+
+    @property
+    def attention_width(self) -> float:
+        """The queries' (and the attention output's) width: heads · head_dim (hidden unless
+        head_dim is set otherwise)."""
+        return self.heads * self.head_dim
+
+    @property
+    def kv_width(self) -> float:
+        """One of the keys' or values' width: kv_heads · head_dim."""
+        return self.kv * self.head_dim
 
     @property
     def moe_layers(self) -> int:

@@ -336,7 +336,10 @@ CONFIG_INPUTS = (
     "dense_layers",
     "expert_ffn_hidden",
     "lora_rank",
+    "head_dim",
 )
+# An input whose configuration field has another name (`head_dim` is the effective value).
+CONFIG_FIELDS = {"head_dim": "head_size"}
 CUSTOM_DEFAULT = GPT2_XL  # `network=transformer` without sizes: GPT-2 XL's shape
 
 
@@ -349,17 +352,25 @@ def config_for(network: str, given: dict[str, Any]) -> TransformerConfig:
     explicitly applied over it."""
     base = PRESETS[network].config if network in PRESETS else CUSTOM_DEFAULT
     changes: dict[str, Any] = {
-        name: int(given[name]) for name in CONFIG_INPUTS if given.get(name) is not None
+        CONFIG_FIELDS.get(name, name): int(given[name])
+        for name in CONFIG_INPUTS
+        if given.get(name) is not None
     }
-    if given.get("gated") is not None:  # SwiGLU: three matrices of ffn_hidden
-        changes["gated"] = bool(given["gated"])
+    # gated: SwiGLU, three matrices of ffn_hidden; parallel_block: GPT-J's layer
+    for switch in ("gated", "parallel_block"):
+        if given.get(switch) is not None:
+            changes[switch] = bool(given[switch])
     return replace(base, **changes)
 
 
 def check(config: TransformerConfig) -> tuple[str, str] | None:
     """Why the configuration cannot be built, with the parameter at fault, or None."""
-    if config.hidden % config.heads:
-        return f"hidden ({config.hidden}) must be a multiple of heads ({config.heads})", "heads"
+    if config.hidden % config.heads and not config.head_size:
+        return (
+            f"hidden ({config.hidden}) must be a multiple of heads ({config.heads}), or give "
+            "head_dim",
+            "heads",
+        )
     if config.heads % config.kv:
         return f"heads ({config.heads}) must be a multiple of kv_heads ({config.kv})", "kv_heads"
     if config.top_k > config.experts:
@@ -388,8 +399,9 @@ def attention_layer(config: TransformerConfig) -> float:
     the configuration's own count (multi-head latent attention's, `mla_attention`)."""
     if config.attention_parameters:
         return float(config.attention_parameters)
-    h, kv_width = config.hidden, config.kv * config.head_dim
-    return 2 * h * h + 2 * h * kv_width + (2 * h + 2 * kv_width if config.bias else 0)
+    h, width, kv_width = config.hidden, config.attention_width, config.kv_width
+    biases = width + 2 * kv_width + h if config.bias else 0
+    return 2 * h * width + 2 * h * kv_width + biases
 
 
 def mla_attention(
@@ -405,11 +417,12 @@ def mla_attention(
 
 def adapter_layer(config: TransformerConfig) -> float:
     """LoRA's trainable values per layer: r·(in + out) for the fused qkv projection (in h, out
-    h + 2·kv width) and the output projection (h to h): r·(4h + 2·kv width)."""
+    a·d + 2·kv width) and the output projection (a·d to h): r·(2h + 2·a·d + 2·kv width), which
+    is r·(4h + 2·kv width) when a·d = h."""
     if not config.frozen:
         return 0.0
-    kv_width = config.kv * config.head_dim
-    return float(config.lora_rank * (4 * config.hidden + 2 * kv_width))
+    widths = 2 * config.hidden + 2 * config.attention_width + 2 * config.kv_width
+    return float(config.lora_rank * widths)
 
 
 def _mlp(config: TransformerConfig, ffn: int) -> float:
@@ -421,7 +434,8 @@ def parameter_parts(config: TransformerConfig) -> dict[str, float]:
     """Parameters by part: the weights and biases of every matrix, the norms, the embeddings;
     `shared_experts` and `adapters` (LoRA's, trainable) only where the configuration has them."""
     h = config.hidden
-    norms = (4 if config.bias else 2) * h
+    # Two norms a layer (LayerNorm: a gain and a bias each), one in a parallel block
+    norms = (2 if config.bias else 1) * h * (1 if config.parallel_block else 2)
     dense_layers = config.layers - config.moe_layers
     expert = _mlp(config, config.expert_ffn)
     expert_layer = config.experts * expert + h * config.experts  # the routed experts, the router
@@ -482,6 +496,9 @@ PASSES = {"none": (3, 3), "selective": (3, 4), "full": (4, 4)}
 def flops_values(config: TransformerConfig, batch: float, recompute: str) -> dict[str, float]:
     """The variables of the catalogue's generalised FLOPs formula (`transformer.flops`)."""
     linear, core = PASSES[recompute]
+    # The attention core's 4·B·s²·h is 4·B·s²·a·d: a head_dim other than h/a scales it, carried
+    # by n (its passes) so that the catalogue's formula stays one (n = passes · a·d/h).
+    width = config.attention_width / config.hidden
     return {
         "B": float(batch),
         "s": float(config.seq_len),
@@ -490,7 +507,7 @@ def flops_values(config: TransformerConfig, batch: float, recompute: str) -> dic
         "V": float(config.vocab),
         "p": layer_parameters(config)["active"],
         "m": float(linear),
-        "n": float(core),
+        "n": float(core) * width,
     }
 
 
