@@ -11,15 +11,13 @@ import functools
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from explorer.workloads.devices import catalogue_devices, devices
+from explorer.workloads.devices import catalogue_devices
 
 from .accuracy.calibration.fit import STACKS
 from .nodes import node_values
 from .presets import (  # the presets were split from this module; PRESETS read from here too
     DEVICE_FIGURES,
     PRESETS,
-    YOURS,
-    preset_sources,
 )
 
 MAX_P = 65536  # MLPerf systems reach 10,752 GPUs; Llama 3 405B trained on 16,384
@@ -366,67 +364,6 @@ class Inputs:
 def recompute_effect(recompute: str, attention: str) -> str:
     """Inputs.transformer_recompute for a recomputation and attention kernels."""
     return "selective" if recompute == "none" and attention == "flash" else recompute
-
-
-def device_sources(inputs: Inputs) -> dict[str, str]:
-    """The sources of the figures a machine takes from its catalogue device (`device=` over a
-    preset's own): each figure whose value is the device's. An explicit value is the user's."""
-    device = devices().get(inputs.device)
-    own = inputs.device == PRESETS[inputs.machine].device and inputs.precision != "fp8"
-    if device is None or own:  # the preset's own figures, cited by the preset
-        return {}
-    figures = {
-        "flops": (device.flops(inputs.precision), f"flops.{inputs.precision}"),
-        "memory_gb": (device.memory_gb, "memory_gb"),
-        "intra_bandwidth_gbs": (device.intra_bandwidth_gbs, "intra_bandwidth_gbs"),
-    }
-    found = {
-        name: device.source(figure) if getattr(inputs, name) == value else YOURS
-        for name, (value, figure) in figures.items()
-        if name != "intra_bandwidth_gbs" or inputs.devices_per_node > 1
-    }
-    if inputs.machine == "example":
-        node, sources = node_values(inputs.device, {})
-        found |= {n: s for n, s in sources.items() if getattr(inputs, n) == node[n]}
-    return found
-
-
-def _choice_sources(inputs: Inputs) -> dict[str, str]:
-    """Where fp8's bytes per value and FlashAttention's activations come from (the other
-    choices' are in the docstring of Inputs.sizes and on the page)."""
-    sources = {"precision": FP8_RECIPE} if inputs.precision == "fp8" else {}
-    if inputs.attention == "flash":
-        sources["attention"] = (
-            "FlashAttention-style kernels keep no s x s attention matrix for the backward pass "
-            f"and recompute it there (Dao et al. 2022, {FLASH_ATTENTION}): activations and "
-            "FLOPs of Korthikanti et al.'s selective recomputation"
-        )
-    return sources
-
-
-def machine_document(inputs: Inputs) -> dict[str, Any]:
-    """The machine as a plan's document shows it: the preset with its sources and every value
-    the plan used, in SI units."""
-    preset = PRESETS[inputs.machine]
-    return {
-        "preset": preset.slug,
-        "name": preset.name,
-        "device": inputs.device or None,
-        "device_name": devices()[inputs.device].name if inputs.device else None,
-        "sources": preset_sources(preset) | device_sources(inputs) | _choice_sources(inputs),
-        "P": inputs.P,
-        "flops": inputs.flops,
-        "memory_bytes": inputs.memory,
-        "L": inputs.latency,
-        "G": inputs.G,
-        "gamma": inputs.gamma,
-        "bytes_per_value": inputs.sizes.as_dict(),
-        "efficiency": inputs.efficiency,
-        "achieved_flops": inputs.achieved_flops,
-        "devices_per_node": inputs.devices_per_node,
-        "intra_L": inputs.intra_latency,
-        "intra_G": inputs.intra_G,
-    }
 
 
 def parse(

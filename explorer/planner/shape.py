@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any, NotRequired, TypedDict
 
-from .machine import Inputs, machine_document
+from .machine import Inputs
+from .machine_document import machine_document
 
 SHOWN_LAYOUTS = 8  # the layouts the page shows before "more"
 DAY = 86400.0

@@ -30,9 +30,9 @@ from .machine import (
     PRESETS,
     RECOMPUTE,
     Inputs,
-    preset_sources,
 )
 from .plots import sweep_figure
+from .presets import preset_sources
 from .shown import number, strategy_shown, transformer_context
 
 # The first screen's short form (issue 44): the network, the machine and these; every other input

@@ -4,8 +4,9 @@ Every value has a source or says it is an example or recalled; explicit inputs w
 
 import pytest
 
-from explorer.planner.machine import PRESETS, parse, preset_sources
+from explorer.planner.machine import PRESETS, parse
 from explorer.planner.nodes import NODES, node_values
+from explorer.planner.presets import preset_sources
 from explorer.workloads.devices import devices
 
 CLUSTERS = ("dgx-a100-superpod", "dgx-h100-superpod", "h800-cluster", "tpu-v4-pod", "tpu-v5p-slice")

@@ -5,7 +5,8 @@ read on, or the status saying it was recalled)."""
 import pytest
 
 from catalogue.devices import devices as catalogue_rows
-from explorer.planner.machine import PRESETS, PlannerInputError, parse, preset_sources
+from explorer.planner.machine import PRESETS, PlannerInputError, parse
+from explorer.planner.presets import preset_sources
 from explorer.results.predict_transformer import A100_MACHINE as TRANSFORMER_MACHINE
 from explorer.workloads.devices import (
     LINKS,
