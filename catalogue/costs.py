@@ -2,8 +2,10 @@
 
 A cost formula is text such as ``N*C_out*H_out*W_out*C_in*K_y*K_x`` or
 ``2*log2(P)*(L + gamma*m*G)``. Curators edit formulas in the admin, so a formula is untrusted:
-it is parsed with :func:`ast.parse` and checked node by node against a whitelist, then evaluated
-by walking the checked tree. Nothing here calls eval, exec or compile.
+it is parsed with :func:`ast.parse` and checked node by node against a whitelist; the checked
+tree is then turned, once, into nested Python functions (one per node) that evaluate it, so that
+the planner's hundreds of evaluations a request do not walk and match the tree each time.
+Nothing here calls eval, exec or compile.
 
 The language: int and float literals; the declared variables; binary ``+ - * / **``; unary
 ``-`` and ``+``; calls to ``log`` (natural), ``log2``, ``sqrt``, ``ceil``, ``floor`` (one argument
@@ -114,6 +116,11 @@ class Formula:
     variables: frozenset[str]
     tree: ast.expr = field(repr=False, compare=False)
 
+    @functools.cached_property
+    def _function(self) -> Callable[[Mapping[str, Number]], Number]:
+        """The tree as a function of the values, made on the first evaluation."""
+        return _checked(self.tree)
+
     def evaluate(self, values: Mapping[str, Number]) -> Number:
         """The formula's value; if any value is a numpy array, an array of the broadcast shape."""
         missing = sorted(self.variables - values.keys())
@@ -121,8 +128,8 @@ class Formula:
             raise FormulaError(f"missing value for {_variables_phrase(missing)}")
         numbers = {name: _as_number(name, value) for name, value in values.items()}
         shape = _broadcast_shape(numbers)
-        with np.errstate(all="ignore"):  # overflow and NaN are caught by _evaluate's finite check
-            result = _evaluate(self.tree, numbers)
+        with np.errstate(all="ignore"):  # overflow and NaN are caught by the finite checks
+            result = self._function(numbers)
         if shape is None:
             return float(result)
         return np.array(np.broadcast_to(result, shape), dtype=float)
@@ -337,7 +344,14 @@ def _at(node: ast.AST) -> str:
 # Evaluation ------------------------------------------------------------------------------------
 
 
+_PLAIN_NUMBERS = frozenset({float, int, np.float64})
+
+
 def _as_number(name: str, value: object) -> Number:
+    if type(value) in _PLAIN_NUMBERS:  # most values: one type test, not the chain below
+        if not math.isfinite(value):
+            raise FormulaError(f"value of '{name}' is not a finite number")
+        return np.float64(value)
     if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
         number = value.astype(float)
     elif isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool):
@@ -373,39 +387,73 @@ def _broadcast_shape(numbers: Mapping[str, Number]) -> tuple[int, ...] | None:
         raise FormulaError(f"values have incompatible shapes: {shapes}") from None
 
 
-def _evaluate(node: ast.expr, values: Mapping[str, Number]) -> Number:
-    result = _compute(node, values)
-    if not _finite(result):
-        raise FormulaError(f"result is not a finite number {_at(node)}")
-    return result
+Values = Mapping[str, Number]
 
 
-def _compute(node: ast.expr, values: Mapping[str, Number]) -> Number:
+def _checked(node: ast.expr) -> Callable[[Values], Number]:
+    """The node as a function of the values, raising FormulaError where its result is not
+    finite. Constants (bounded by MAX_CONSTANT), variables (checked by _as_number) and their
+    negations are always finite: only operators and functions are checked."""
+    compute = _compiled(node)
+    if isinstance(node, ast.Constant | ast.Name | ast.UnaryOp):
+        return compute
+    where = _at(node)
+
+    def checked(values: Values) -> Number:
+        result = compute(values)
+        if not _finite(result):
+            raise FormulaError(f"result is not a finite number {where}")
+        return result
+
+    return checked
+
+
+def _compiled(node: ast.expr) -> Callable[[Values], Number]:
     match node:
         case ast.Constant(value=value):
-            return np.float64(value)
+            constant = np.float64(value)
+            return lambda values: constant
         case ast.Name(id=name):
-            return values[name]
+            return lambda values: values[name]
         case ast.UnaryOp(op=ast.USub(), operand=operand):
-            return -_evaluate(operand, values)
+            inner = _checked(operand)
+            return lambda values: -inner(values)
         case ast.UnaryOp(operand=operand):  # unary plus: the only other one parse() lets through
-            return _evaluate(operand, values)
+            return _checked(operand)
         case ast.BinOp():
-            return _compute_binary(node, values)
+            return _compiled_binary(node)
         case ast.Call(func=ast.Name(id=name), args=arguments):
-            return FUNCTIONS[name].implementation(*(_evaluate(a, values) for a in arguments))
+            implementation = FUNCTIONS[name].implementation
+            parts = [_checked(argument) for argument in arguments]
+            return lambda values: implementation(*[part(values) for part in parts])
     raise FormulaError(f"cannot evaluate {type(node).__name__} {_at(node)}")  # parse() refuses it
 
 
-def _compute_binary(node: ast.BinOp, values: Mapping[str, Number]) -> Number:
-    left = _evaluate(node.left, values)
-    right = _evaluate(node.right, values)
+def _compiled_binary(node: ast.BinOp) -> Callable[[Values], Number]:
+    left, right = _checked(node.left), _checked(node.right)
+    operation = _BINARY_OPERATORS[type(node.op)]
     # Positions point at the divisor or exponent: that is where the fault shows.
-    if isinstance(node.op, ast.Div) and _any(right == 0):
-        raise FormulaError(f"division by zero {_at(node.right)}")
-    if isinstance(node.op, ast.Pow) and _any(np.abs(right) > MAX_EXPONENT):
-        raise FormulaError(f"exponent too large {_at(node.right)} (limit {MAX_EXPONENT})")
-    return _BINARY_OPERATORS[type(node.op)](left, right)
+    if isinstance(node.op, ast.Div):
+        where = _at(node.right)
+
+        def divide(values: Values) -> Number:
+            numerator, divisor = left(values), right(values)
+            if _any(divisor == 0):
+                raise FormulaError(f"division by zero {where}")
+            return operation(numerator, divisor)
+
+        return divide
+    if isinstance(node.op, ast.Pow):
+        where = _at(node.right)
+
+        def power(values: Values) -> Number:
+            base, exponent = left(values), right(values)
+            if _any(np.abs(exponent) > MAX_EXPONENT):
+                raise FormulaError(f"exponent too large {where} (limit {MAX_EXPONENT})")
+            return operation(base, exponent)
+
+        return power
+    return lambda values: operation(left(values), right(values))
 
 
 def _variables_phrase(names: list[str]) -> str:

@@ -54,18 +54,20 @@ class PlannerView(DeclaredQuery, APIView):
         summary="Scaling strategies for a network on a machine, ranked, with derivations",
         description=(
             "`network` holds the totals computed with the catalogue's operator formulas and the "
-            "paper's figures; `strategies` is ranked by step time among those that fit in memory, "
-            "each with its time split, memory per node, speedup, efficiency and `cost_models` "
+            "paper's figures; `strategies` is ranked by step time among those that fit in memory,"
+            " each with its time split, memory per node, speedup, efficiency and `cost_models` "
             "(id and status of every formula used); `sweep` gives step time and efficiency "
-            "against P. `communication_time` is the exposed communication (what the step waits "
-            "for; also `exposed_communication_time`), `total_communication_time` all of it, "
-            "hidden behind the backward pass or not. `unconfirmed_parts` names, for each part of "
-            "the step, the unconfirmed formulas it rests on; `sensitivity` says, for each of "
-            "them taken ×2 and ×0.5, which strategy would be best. For a transformer, `layouts` "
-            "ranks every P = dp × tp × pp, each strategy's `communication` splits its seconds "
-            "(`data` exposed, `data_total` all of the gradient exchange), and `sensitivity` adds "
-            "the best layout of the search (`best_layout`, `best_layout_if_doubled`, "
-            "`best_layout_if_halved`, `changes_best_layout`)."
+            "against P, each P at its own calibrated efficiency unless `efficiency` is given "
+            "(each point is the answer at that P). `communication_time` is the exposed "
+            "communication (what the step waits for; also `exposed_communication_time`), "
+            "`total_communication_time` all of it, hidden behind the backward pass or not. "
+            "`unconfirmed_parts` names, for each part of the step, the unconfirmed formulas it "
+            "rests on; `sensitivity` says, for each of them taken ×2 and ×0.5, which strategy "
+            "would be best. For a transformer, `layouts` ranks every P = dp × tp × pp, each "
+            "strategy's `communication` splits its seconds (`data` exposed, `data_total` all of "
+            "the gradient exchange), and `sensitivity` adds the best layout of the search "
+            "(`best_layout`, `best_layout_if_doubled`, `best_layout_if_halved`, "
+            "`changes_best_layout`)."
         ),
         responses={200: PLAN, 400: OpenApiTypes.OBJECT},
     )

@@ -38,7 +38,8 @@ def _answer(query, form: PlannerForm | None) -> dict[str, Any]:
     cleaned = form.checked()  # each value, then the inputs with presets merged, all checked
     inputs, efficiency = with_efficiency(cleaned["inputs"], form.query())
     try:
-        document = planning.plan(inputs, catalogue_formulas())
+        calibrated = None if efficiency["fit"] == "given" else calibrated_efficiency
+        document = planning.plan(inputs, catalogue_formulas(), efficiency_at=calibrated)
     except PlannerInputError as error:
         raise ApiError({error.parameter or NON_FIELD: [str(error)]}) from None
     except (CatalogueIncomplete, FormulaError) as error:
@@ -62,6 +63,16 @@ def with_efficiency(inputs: Inputs, query: dict[str, Any]) -> tuple[Inputs, dict
     if query.get("efficiency") not in (None, ""):
         given = {"value": inputs.efficiency, "basis": "given (the efficiency input)", "runs": 0}
         return inputs, given | {"fit": "given"}
+    document = _calibrated(inputs)
+    return replace(inputs, efficiency=document["value"]), document
+
+
+def calibrated_efficiency(inputs: Inputs) -> float:
+    """The efficiency the planner takes for `inputs` when the query gives none (a sweep's P)."""
+    return _calibrated(inputs)["value"]
+
+
+def _calibrated(inputs: Inputs) -> dict[str, Any]:
     per_device = inputs.batch / inputs.P
     found = default_efficiency(
         inputs.device or None,
@@ -73,7 +84,7 @@ def with_efficiency(inputs: Inputs, query: dict[str, Any]) -> tuple[Inputs, dict
     config = config_of(inputs) if is_transformer(inputs.network) else None
     ceiling = roofline.for_inputs(inputs, config)
     value = round(max(0.01, found["value"] * ceiling["value"]), 6)
-    document = dict(found) | {
+    return dict(found) | {
         "value": value,
         "of_roofline": found["value"],
         "roofline": ceiling,
@@ -81,7 +92,6 @@ def with_efficiency(inputs: Inputs, query: dict[str, Any]) -> tuple[Inputs, dict
         "basis": f"{found['value']:.3g} of the roofline ({ceiling['value']:.3g} of the peak) for "
         f"a {inputs.stack} software stack; " + found["basis"],
     }
-    return replace(inputs, efficiency=value), document
 
 
 def _add_links(document: dict[str, Any]) -> None:

@@ -5,6 +5,8 @@ of step time and efficiency against P. Numbers in, dicts out; no ORM."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from explorer.workloads.agreement import TOLERANCE
@@ -91,27 +93,41 @@ class _Identity:
         return isinstance(other, _Identity) and other.value is self.value
 
 
+# The efficiency of the inputs at another P (the planner's calibrated default), or None.
+EfficiencyAt = Callable[[Inputs], float] | None
+
+
 @functools.lru_cache(maxsize=256)
-def _sweep(inputs: Inputs, formulas: _Identity) -> dict[str, Any]:
-    return _sweep_uncached(inputs, formulas.value)
+def _sweep(inputs: Inputs, formulas: _Identity, efficiency_at: EfficiencyAt) -> dict[str, Any]:
+    return _sweep_uncached(inputs, formulas.value, efficiency_at)
 
 
-def sweep(inputs: Inputs, formulas: Formulas, primer: Context | None = None) -> dict[str, Any]:
+def sweep(inputs: Inputs, formulas: Formulas, efficiency_at: EfficiencyAt = None) -> dict[str, Any]:
     """Step time and efficiency of every strategy at each P of the sweep (None where a strategy
-    does not apply; `fits` says where it runs out of memory). It does not depend on the query's
-    own P, so queries that differ only in P share it (memoised in process; callers must not
-    mutate it)."""
-    return _sweep(inputs.with_p(1), _Identity(formulas))
+    does not apply; `fits` says where it runs out of memory). With `efficiency_at` (the
+    efficiency calibrated for each P's batch per device) each point is the planner's answer at
+    that P; without, every point is at the inputs' efficiency. Either way it does not depend on
+    the query's own P, so queries that differ only in P share it (memoised in process; callers
+    must not mutate it)."""
+    at_one = inputs.with_p(1)
+    if efficiency_at is not None:  # the key: the rest of the inputs decide every point's value
+        at_one = replace(at_one, efficiency=efficiency_at(at_one))
+    return _sweep(at_one, _Identity(formulas), efficiency_at)
 
 
-def _sweep_uncached(inputs: Inputs, formulas: Formulas) -> dict[str, Any]:
+def _sweep_uncached(
+    inputs: Inputs, formulas: Formulas, efficiency_at: EfficiencyAt
+) -> dict[str, Any]:
     points = sweep_points(inputs)
     series: dict[str, dict[str, Any]] = {}
     primer = Context(inputs, networks()[inputs.network], formulas)
     primer.prime(batches_needed(inputs, points))
     prime_exchanges(primer, points)
     for p in points:
-        strategies, _ = strategies_at(inputs.with_p(p), formulas, primer, detailed=False)
+        at_p = inputs.with_p(p)
+        if efficiency_at is not None:
+            at_p = replace(at_p, efficiency=efficiency_at(at_p))
+        strategies, _ = strategies_at(at_p, formulas, primer, detailed=False)
         for strategy in strategies:
             entry = series.setdefault(
                 strategy["slug"],
@@ -130,7 +146,12 @@ def batches_needed(inputs: Inputs, points: list[int]) -> list[float]:
     return sizes + [inputs.batch / p for p in points]
 
 
-def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> Plan:
+def plan(
+    inputs: Inputs,
+    formulas: Formulas,
+    with_sweep: bool = True,
+    efficiency_at: EfficiencyAt = None,
+) -> Plan:
     if inputs.recompute == "selective":
         raise PlannerInputError(
             "recompute=selective (the attention scores only, Korthikanti et al.) applies to "
@@ -149,5 +170,5 @@ def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> Plan:
         RANKING_NOTE,
         strategies,
         sensitivity(strategies),
-        sweep(inputs, formulas) if with_sweep else None,
+        sweep(inputs, formulas, efficiency_at) if with_sweep else None,
     )

@@ -14,9 +14,15 @@ from .shape import Plan
 from .transformers import plan as transformer_plan
 
 
-def plan(inputs: Inputs, formulas: Formulas, with_sweep: bool = True) -> Plan:
+def plan(
+    inputs: Inputs,
+    formulas: Formulas,
+    with_sweep: bool = True,
+    efficiency_at: layer_table_plan.EfficiencyAt = None,
+) -> Plan:
     """The plan of `inputs.network` on the machine of `inputs`; a sweep over P for layer tables
-    (`with_sweep`), the layout search for transformers."""
+    (`with_sweep`; each P at `efficiency_at`'s efficiency when given), the layout search for
+    transformers."""
     if is_transformer(inputs.network):
         return transformer_plan.plan(inputs, formulas)
-    return layer_table_plan.plan(inputs, formulas, with_sweep)
+    return layer_table_plan.plan(inputs, formulas, with_sweep, efficiency_at)

@@ -335,3 +335,27 @@ def test_its_default_efficiency_is_the_calibrated_one_and_an_explicit_one_overri
     assert given["machine"]["efficiency"] == 1.0
     html = client.get(f"/planner/?{query}").content.decode()
     assert "MLPerf" in html
+
+
+def test_each_point_of_the_sweep_is_the_answer_at_that_p(client, survey):
+    """The efficiency is calibrated for the batch per device, so it changes with P: each point
+    of the sweep takes its own P's, and reads as the planner's answer at that P. A given
+    efficiency holds for every point."""
+    query = "network=resnet-50&machine=a100-cluster&batch=512&sweep_max=64&sweep_points=4"
+    swept = client.get(f"/api/planner/?{query}&P=8").json()["sweep"]
+    for index, p in enumerate(swept["P"]):
+        alone = client.get(f"/api/planner/?{query}&P={p}").json()
+        for strategy in alone["strategies"]:
+            point = swept["strategies"][strategy["slug"]]["step_time"][index]
+            assert _same_step(point, strategy["step_time"]), (p, strategy["slug"])
+    given = client.get(f"/api/planner/?{query}&P=8&efficiency=0.5").json()["sweep"]
+    at_four = client.get(f"/api/planner/?{query}&P=4&efficiency=0.5").json()
+    index = given["P"].index(4)
+    for strategy in at_four["strategies"]:
+        point = given["strategies"][strategy["slug"]]["step_time"][index]
+        assert _same_step(point, strategy["step_time"]), strategy["slug"]
+
+
+def _same_step(point: float | None, alone: float | None) -> bool:
+    """The same step time, or both None (the strategy does not apply at that P)."""
+    return point is None and alone is None or point == pytest.approx(alone, rel=1e-12)

@@ -19,7 +19,6 @@ from explorer.workloads.formulas import (
     check_complete,
     number_text,
 )
-from explorer.workloads.network_model import transformer_step
 from explorer.workloads.transformers.shapes import TransformerConfig, check, config_for
 
 from ..layouts.sources import part_sources, sources_at, unconfirmed_uses
@@ -34,7 +33,7 @@ from ..layouts.space import (
     candidates,
     factorisations,
 )
-from ..layouts.step import evaluate_layouts
+from ..layouts.step import evaluate_together
 from ..layouts.table import layouts_document, time_to_train
 from ..layouts.variants import evaluate_variants, expert_sizes, recompute_modes, step_flops
 from ..machine import MAX_P, Inputs, PlannerInputError
@@ -139,18 +138,38 @@ def _changes(inputs: Inputs) -> list[tuple[str, dict[str, Any]]]:
 def to_fit(inputs: Inputs, config: TransformerConfig, formulas: Formulas) -> dict[str, Any] | None:
     """The smallest change (in _changes' order) under which some layout fits, with that layout
     and its memory per device; None when none of them makes one fit. The batch must still
-    split: dp pinned by the user is dropped for a larger P (said so)."""
-    for text, change in _changes(inputs):
+    split: dp pinned by the user is dropped for a larger P (said so). The changes at the query's
+    P (ZeRO-3, recomputation: per-row axes of the search) are evaluated in one pass."""
+    changes = _changes(inputs)
+    same_p = [change for change in changes if "P" not in change[1]]
+    for group in [same_p, *([change] for change in changes[len(same_p) :])]:
+        found = _first_that_fits(group, inputs, config, formulas)
+        if found is not None:
+            return found
+    return None
+
+
+def _first_that_fits(changes, inputs: Inputs, config: TransformerConfig, formulas: Formulas):
+    """The first of `changes` (all at one P) under which a layout fits, as to_fit says it."""
+    tried = []
+    for text, change in changes:
         changed = replace(inputs, **change)
         if "P" in change and inputs.dp:
             changed = replace(changed, dp=None)
         triples = factorisations(changed, config)
-        if not triples:
-            continue
-        _, flops = transformer_step(config, changed.batch, changed.transformer_recompute, formulas)
-        layouts = evaluate_layouts(
-            candidates(changed, config, triples), changed, config, formulas, flops
-        )
+        if triples:
+            tried.append((text, change, changed, candidates(changed, config, triples)))
+    if not tried:
+        return None
+    base = tried[0][2]
+    flops = {
+        each.transformer_recompute: step_flops(
+            config, each.batch, each.transformer_recompute, formulas
+        )[1]
+        for each in [base] + [changed for _, _, changed, _ in tried]
+    }
+    sets = evaluate_together([found for *_, found in tried], base, config, formulas, flops)
+    for (text, change, _, _), layouts in zip(tried, sets, strict=True):
         index = best(layouts, layouts.out["fits"])
         if index is not None and layouts.out["fits"][index]:
             return {
