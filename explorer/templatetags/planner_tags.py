@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import template
 from django.conf import settings
 from django.utils.formats import localize
-from django.utils.html import conditional_escape
+from django.utils.html import conditional_escape, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
@@ -44,3 +44,18 @@ def _row(layer: dict) -> str:
         *(shown(layer[name]) for name in SHAPE),
     ]
     return "\n      <tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>\n      "
+
+
+FIELD = (
+    '<label>{}\n  <input type="text" inputmode="decimal" name="{}" id="id_{}" value="{}">\n'
+    "  <small>{}</small>\n</label>"
+)
+
+
+@register.simple_tag
+def planner_fields(fields: list[dict]) -> SafeString:
+    """Each numeric input with its label and range: a page lists about 45, each an include
+    through the template engine before."""
+    return format_html_join(
+        "\n", FIELD, ((f["label"], f["name"], f["name"], f["value"], f["range"]) for f in fields)
+    )
