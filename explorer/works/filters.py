@@ -105,6 +105,8 @@ class TreeOrderIterator(forms.models.ModelChoiceIterator):
     """Categories as a table of contents: parents before children, section numbers shown,
     children indented. Evaluated only when the form is rendered (the API never is)."""
 
+    reads_kept_choices = True  # FastSelect may key its HTML on the options: they are kept
+
     def __iter__(self):
         if self.field.empty_label is not None:
             yield ("", self.field.empty_label)
