@@ -422,7 +422,7 @@ def bench_size(works: int, args) -> tuple[list[Row], list[str]]:
                 "DS: no BibTeX text",
             ),
         ]
-        for name, our_paths, their_paths, note in cases:
+        for name, our_paths, their_paths, note in selected(cases, args.cases):
             try:
                 run(ds, their_paths)  # fails early when over Datasette's sql_time_limit_ms
                 datasette_ok = True
@@ -443,12 +443,19 @@ def bench_size(works: int, args) -> tuple[list[Row], list[str]]:
             ("HTML /works/?filter+search", [f"/works/?{filter_query}"]),
             ("HTML /works/<key>/", [f"/works/{key}/" for _, key in keys]),
         ]
-        for name, paths in pages:
+        for name, paths in selected(pages, args.cases):
             cached_timing = run_all([app], paths, "text/html")[0]
             new, old = run_all([uncached, before], paths, "text/html")
             rows.append(Row(name, works, cached_timing, new, None, before=old))
             print(f"  measured {name} at {works:,} works", flush=True)
     return rows, notes
+
+
+def selected(cases: list[tuple], words: str | None) -> list[tuple]:
+    """The cases whose name holds one of the comma-separated `words` (all without --cases)."""
+    if not words:
+        return cases
+    return [case for case in cases if any(word in case[0] for word in words.split(","))]
 
 
 def table(rows: list[Row]) -> str:
@@ -575,6 +582,9 @@ def main(argv: list[str] | None = None) -> None:
         "measured round by round with ours and Datasette: before and after in one run",
     )
     parser.add_argument("--rounds", type=int, default=4, help="turns per case (see --before)")
+    parser.add_argument(
+        "--cases", help="only the cases whose name holds one of these words (e.g. list,HTML)"
+    )
     args = parser.parse_args(argv)
     if args.profile:
         for works in (int(size) for size in args.sizes.split(",")):

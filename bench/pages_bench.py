@@ -15,10 +15,12 @@ number of queries. Figures, not assertions; the load average is printed with eac
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -210,9 +212,9 @@ def run_one(db: Path, args) -> None:
     print(f"baseline {BASELINE_URL}: p50 {baseline:.2f} ms (the x column: p50 / this)")
     print(f"| {'page or endpoint':<58} | status | KiB | queries | n | p50 ms | p95 ms | x |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    slow = []
+    slow, results = [], {}
     for _name, url in selected:
-        result = time_url(client, url, args.requests, args.url_seconds)
+        result = results[url] = time_url(client, url, args.requests, args.url_seconds)
         print(
             f"| {url:<58} | {result['status']} | {result['bytes'] / 1024:.0f} | "
             f"{result['queries']} | {result['n']} | {result['p50']:.1f} | {result['p95']:.1f} | "
@@ -224,6 +226,52 @@ def run_one(db: Path, args) -> None:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"load average at the end {load}")
     print(f"p50 at or over {TARGET_MS:.0f} ms: {', '.join(slow) or 'none'}")
+    if args.results:
+        Path(args.results).write_text(json.dumps(results))
+
+
+def compare(db: Path, env: dict[str, str], args) -> None:
+    """The code in `args.before` and this tree, in turn, `args.rounds` times over the same
+    file: a change of the machine's load falls on both alike. Prints each URL's p50 per round
+    and the median of the after/before ratios."""
+    rounds: dict[str, list[dict]] = {"before": [], "after": []}
+    for number in range(args.rounds):
+        order = ["before", "after"] if number % 2 == 0 else ["after", "before"]
+        for side in order:
+            code = args.before if side == "before" else synthetic.REPO
+            with tempfile.NamedTemporaryFile(suffix=".json") as out:
+                # This file times both (the older one may lack --results): only the app's code,
+                # found first on the path, differs.
+                command = [*one_command(db, args), "--results", out.name]
+                command[1:3] = [str(Path(__file__).resolve())]
+                side_env = {**env, "PYTHONPATH": str(code)}
+                subprocess.run(
+                    command, env=side_env, check=True, cwd=code, stdout=subprocess.DEVNULL
+                )
+                rounds[side].append(json.loads(Path(out.name).read_text()))
+            load = os.getloadavg()[0]
+            print(f"round {number + 1}: {side} done (load {load:.1f})", flush=True)
+    print("| URL | queries before -> after | before p50 ms (rounds) | after | after/before |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for url in rounds["after"][0]:
+        before = [r[url]["p50"] for r in rounds["before"] if url in r]
+        after = [r[url]["p50"] for r in rounds["after"]]
+        if not before:
+            continue
+        ratio = statistics.median(a / b for a, b in zip(after, before, strict=True))
+        queries = f"{rounds['before'][0][url]['queries']} -> {rounds['after'][0][url]['queries']}"
+        print(
+            f"| `{url}` | {queries} | {statistics.median(before):.1f} "
+            f"({', '.join(f'{x:.1f}' for x in before)}) | {statistics.median(after):.1f} "
+            f"({', '.join(f'{x:.1f}' for x in after)}) | {ratio:.2f} |"
+        )
+
+
+def one_command(db: Path, args) -> list[str]:
+    """The subprocess that times the URLs over `db` (in the settings of its environment)."""
+    command = [sys.executable, "-m", "bench.pages_bench", "--one", str(db)]
+    command += ["--requests", str(args.requests), "--url-seconds", str(args.url_seconds)]
+    return command + [arg for only in args.only or [] for arg in ("--only", only)]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -233,7 +281,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--url-seconds", type=float, default=5.0, help="time bound per URL")
     parser.add_argument("--only", action="append", help="only this URL (repeatable)")
     parser.add_argument("--profile", action="store_true", help="pyinstrument profile instead")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        metavar="DIR",
+        help="also time the code in DIR (e.g. `git archive main | tar -x -C DIR`), in turn with "
+        "this tree, --rounds times: before and after in one run",
+    )
+    parser.add_argument("--rounds", type=int, default=4, help="turns each (with --before)")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # the subprocess of one size
+    parser.add_argument("--results", help=argparse.SUPPRESS)  # where --one writes its figures
     args = parser.parse_args(argv)
     if args.one:
         run_one(Path(args.one), args)
@@ -248,10 +305,10 @@ def main(argv: list[str] | None = None) -> None:
             "LOG_LEVEL": "ERROR",
             "DJANGO_SETTINGS_MODULE": "explorer.settings",
         }
-        command = [sys.executable, "-m", "bench.pages_bench", "--one", str(db)]
-        command += ["--requests", str(args.requests), "--url-seconds", str(args.url_seconds)]
-        command += [arg for only in args.only or [] for arg in ("--only", only)]
-        command += ["--profile"] if args.profile else []
+        if args.before:
+            compare(db, env, args)
+            continue
+        command = one_command(db, args) + (["--profile"] if args.profile else [])
         subprocess.run(command, env=env, check=True, cwd=synthetic.REPO)
 
 

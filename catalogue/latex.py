@@ -24,6 +24,7 @@ def display_text(value: str) -> str:
 # TeX's special characters that stop a LaTeX build when they stand unescaped outside math (the
 # others, ~ { } \ $, are BibTeX's own markup). "^" escapes as "\^{}", the rest with a backslash.
 TEXT_SPECIALS = "&%#_^"
+ANY_SPECIAL = re.compile(r"[&%#_^]")
 # Fields LaTeX reads verbatim (\url, \doi) or never typesets: their specials are not markup.
 VERBATIM_FIELDS = frozenset({"url", "doi", "eprint", "archiveprefix", "sourceurl", "era"})
 
@@ -53,6 +54,8 @@ def specials_outside_math(value: str) -> list[str]:
 def escape_specials(value: str) -> str:
     """`value` with every unescaped special outside math escaped; idempotent, so an export,
     import, export round trip gives the same text."""
+    if not ANY_SPECIAL.search(value):  # most values: no walk character by character (an export
+        return value  # escapes some 15,000 values, and the walk was a third of its time)
     positions = set(_text_mode_specials(value))
     if not positions:
         return value

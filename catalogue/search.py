@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from html import escape
 
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from catalogue.latex import display_text
@@ -100,8 +100,9 @@ def document(
 
 def marked_html(fragment: str) -> SafeString:
     """A fragment from the engine, its matched words between MARK_START and MARK_END, as HTML:
-    the text escaped, the matches in <mark>."""
-    html = escape(fragment).replace(MARK_START, "<mark>").replace(MARK_END, "</mark>")
+    the text escaped (as Django's escape, without its lazy-string check: a search page marks
+    a hundred fragments), the matches in <mark>."""
+    html = escape(str(fragment)).replace(MARK_START, "<mark>").replace(MARK_END, "</mark>")
     return mark_safe(html)  # noqa: S308 - escaped above, only our own tags added
 
 

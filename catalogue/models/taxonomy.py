@@ -12,6 +12,7 @@ from django.db.models import Count, Q
 from catalogue import tree
 from catalogue.models.choices import Era
 from catalogue.models.curation import Curated
+from catalogue.version import per_version
 
 
 class Evidence(models.TextChoices):
@@ -210,11 +211,17 @@ class Category(Curated):
             node = node.parent
 
     def subtree_codes(self) -> list[str]:
-        """Codes of this category and all its descendants (one query for the whole tree)."""
-        rows = Category.objects.values_list("pk", "code", "parent_id")
+        """Codes of this category and all its descendants. The tree's (pk, code, parent) rows
+        are read once per catalogue version: a filter by level or category asks on every
+        request, and the works page with a search asks twice (its other era's count)."""
+        rows = per_version("category-tree-rows", _tree_rows, in_process=True)
         code_of = {pk: code for pk, code, _ in rows}
         children = tree.children_of({pk: parent_id for pk, _, parent_id in rows})
         return [code_of[pk] for pk in tree.subtree(children, self.pk)]
+
+
+def _tree_rows() -> list[tuple[int, str, int | None]]:
+    return list(Category.objects.values_list("pk", "code", "parent_id"))
 
 
 class AssignmentQuerySet(models.QuerySet):

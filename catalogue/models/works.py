@@ -3,13 +3,14 @@ the people who wrote them: catalogue/models/people.py)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
-from django.db import connections, models
+from django.db import connections, models, router
 from django.db.models import Count, Prefetch, Q
 from django.db.models.expressions import RawSQL
 from django.utils.functional import cached_property
@@ -18,6 +19,7 @@ from catalogue import search as fulltext
 from catalogue.constants import KEY_REGEX, SURVEY_KEY, WORK_FIELDS
 from catalogue.latex import display_text, shortened
 from catalogue.models.choices import ERA_FILTER_VALUES, Era, Provenance
+from catalogue.models.citations import Citation
 from catalogue.models.curation import Curated
 from catalogue.models.people import Author, Authorship
 from catalogue.models.taxonomy import Assignment, Category
@@ -63,12 +65,16 @@ class EdgeShown:
     evidence_excerpt: str
 
     @classmethod
-    def of(cls, citations: models.QuerySet, other: str) -> list[EdgeShown]:
-        """The first CITATIONS_SHOWN `citations` in their order; `other`: "cited" or "citing"."""
-        own = ("provenance", "evidence_source", "evidence_excerpt")
-        columns = [f"{other}__key", f"{other}__title", f"{other}__era", *own]
-        rows = citations.values_list(*columns)[: settings.CITATIONS_SHOWN]
-        return [cls(*row) for row in rows]
+    def of(cls, work: Work, other: str) -> list[EdgeShown]:
+        """The work's first CITATIONS_SHOWN edges in their order; `other`: "cited" (the works it
+        cites) or "citing" (the works citing it). One query, its SQL compiled once per process
+        (compiling the two joins and the ordering was a quarter of a work's page)."""
+        using = router.db_for_read(Citation, instance=work)
+        vendor = connections[using].vendor
+        sql = _edges_sql(other, vendor, settings.CITATIONS_SHOWN)
+        with connections[using].cursor() as cursor:
+            cursor.execute(sql, [work.pk])
+            return [cls(*row) for row in cursor.fetchall()]
 
     @property
     def is_after_survey(self) -> bool:
@@ -80,6 +86,23 @@ class EdgeShown:
 
     def get_provenance_display(self) -> str:
         return Provenance(self.provenance).label
+
+
+EDGE_STAND_IN = -1  # the work's id while the SQL of its edges is compiled (no work has it)
+EDGE_OWN_FIELDS = ("provenance", "evidence_source", "evidence_excerpt")
+
+
+@functools.cache
+def _edges_sql(other: str, vendor: str, limit: int) -> str:
+    """The SQL of EdgeShown.of for one direction, database kind and limit: the ORM's (same
+    columns, joins and Meta ordering), with one parameter, the work's id."""
+    own = "citing" if other == "cited" else "cited"
+    columns = [f"{other}__key", f"{other}__title", f"{other}__era", *EDGE_OWN_FIELDS]
+    rows = Citation.objects.filter(**{f"{own}_id": EDGE_STAND_IN}).values_list(*columns)
+    sql, params = rows[:limit].query.sql_with_params()
+    if tuple(params) != (EDGE_STAND_IN,):
+        raise ValueError(f"the edges' SQL has parameters {params!r}, not the work's id alone")
+    return sql
 
 
 SUGGESTIONS = 8  # works suggested while a search is typed
@@ -457,11 +480,11 @@ class Work(Curated):
     # indexes (a sliced prefetch would number every edge with a window function first).
     @cached_property
     def cites_shown(self) -> list[EdgeShown]:
-        return EdgeShown.of(self.citations_out.all(), "cited")
+        return EdgeShown.of(self, "cited")
 
     @cached_property
     def cited_by_shown(self) -> list[EdgeShown]:
-        return EdgeShown.of(self.citations_in.all(), "citing")
+        return EdgeShown.of(self, "citing")
 
     @cached_property
     def citation_totals(self) -> tuple[int, int]:

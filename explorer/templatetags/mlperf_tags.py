@@ -4,18 +4,11 @@ bench/mlperf_bench.py); this writes the same HTML, every value escaped, in a few
 
 from __future__ import annotations
 
-import html
-
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from explorer.templatetags.explorer_tags import escape as e
 from explorer.templatetags.explorer_tags import si
-
-
-def e(value: object) -> str:
-    """HTML-escaped text, quotes included (as Django's escape, without its lazy-string wrapper)."""
-    return html.escape(str(value))
-
 
 register = template.Library()
 

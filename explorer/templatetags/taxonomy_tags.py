@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from django import template
 from django.urls import reverse
-from django.utils.html import escape
 from django.utils.safestring import SafeString
 
 from catalogue.paths import path_parts
-from explorer.templatetags.explorer_tags import reader_note, tree_html
+from explorer.templatetags.explorer_tags import escape, reader_note, tree_html
 
 register = template.Library()
 

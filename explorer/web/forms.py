@@ -15,6 +15,7 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import QueryDict
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
+from django_filters.fields import ChoiceIterator
 
 from explorer.web.errors import NON_FIELD, ApiError
 from explorer.web.readers import (
@@ -217,7 +218,7 @@ _SELECTS: dict[tuple, SafeString] = {}
 def _select_key(name, value, attrs, own_attrs, choices) -> tuple | None:
     """What a select's HTML depends on, or None when the choices are not plain values (a model
     iterator, which reads the database, or anything unhashable): those are not kept."""
-    if not isinstance(choices, list | tuple):
+    if not isinstance(choices, list | tuple) and not _reads_nothing(choices):
         return None
     values = tuple(value) if isinstance(value, list | tuple) else value
     key = (name, values, _items(attrs), _items(own_attrs), tuple(map(tuple, choices)))
@@ -226,6 +227,14 @@ def _select_key(name, value, attrs, own_attrs, choices) -> tuple | None:
     except TypeError:
         return None
     return key
+
+
+def _reads_nothing(choices) -> bool:
+    """Whether iterating over the choices is cheap and reads no database: django-filter's
+    iterator over a filter's fixed choices (its empty label first), or an iterator that says so
+    (`reads_kept_choices`: the works page's categories, kept per catalogue version). Their
+    selects, five of the works page's eight, were rendered on every request."""
+    return isinstance(choices, ChoiceIterator) or getattr(choices, "reads_kept_choices", False)
 
 
 def _items(attrs: dict | None) -> tuple:

@@ -151,6 +151,18 @@ class AuthorViewSet(DeclaredQuery, viewsets.ReadOnlyModelViewSet):
     serializer_class = serializers.AuthorSerializer
     queryset = Author.objects.with_work_counts().select_related("person").order_by("name")
 
+    def list(self, request, *args, **kwargs):
+        # Paged over the authors alone (their count, the page in name order: names are unique),
+        # then the work counts of the page's authors in one query. Counted with every author,
+        # the count and the page each ran the person's subquery for all 1,415 spellings (3 of
+        # the list's 7 ms in-process). (No docstring: it would be the schema's description.)
+        page = self.paginate_queryset(Author.objects.select_related("person").order_by("name"))
+        counted = Author.objects.with_work_counts().filter(pk__in=[a.pk for a in page])
+        counts = dict(counted.values_list("pk", "work_count"))
+        for author in page:
+            author.work_count = counts[author.pk]
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
 
 class CitationQueryForm(PageForm):
     """The citation list's filters: what the list accepts and what the schema documents."""

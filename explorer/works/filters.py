@@ -105,6 +105,8 @@ class TreeOrderIterator(forms.models.ModelChoiceIterator):
     """Categories as a table of contents: parents before children, section numbers shown,
     children indented. Evaluated only when the form is rendered (the API never is)."""
 
+    reads_kept_choices = True  # FastSelect may key its HTML on the options: they are kept
+
     def __iter__(self):
         if self.field.empty_label is not None:
             yield ("", self.field.empty_label)
@@ -135,12 +137,31 @@ class CodeChoiceField(forms.ModelChoiceField):
     widget = FastSelect
 
     def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        # The categories by code are read once per catalogue version (a filter by level or
+        # category read its category on every request); each request gets its own copy.
+        name = f"categories-by-code:{self.iterator(self).key()}"
+        kept = per_version(name, self.categories_by_code, in_process=True)
+        if isinstance(value, str) and (category := kept.get(value)) is not None:
+            return category_copy(category)
         try:
             return super().to_python(value)
         except forms.ValidationError as error:
             known = ", ".join(self.queryset.values_list("code", flat=True))
             message = "unknown code %(value)s (known: %(known)s)"
             raise user_error(message, value, known=known) from error
+
+    def categories_by_code(self) -> dict[str, Category]:
+        # .all(): a copy; iterating the field's own queryset would keep its rows in it for good
+        return {category.code: category for category in self.queryset.all()}
+
+
+def category_copy(node: Category) -> Category:
+    """A shallow copy of a kept, read-only category (copy.copy pickles its state: 10x slower)."""
+    clone = Category.__new__(Category)
+    clone.__dict__.update(node.__dict__)
+    return clone
 
 
 @extend_schema_field(OpenApiTypes.STR)
@@ -330,6 +351,13 @@ class WorkFilter(django_filters.FilterSet):
         if ordering == "relevance" and not searching:
             ordering = "ref"  # nothing to rank by
         return queryset.order_by(*ORDERINGS[ordering])
+
+    def count_in_era(self, era: str) -> int:
+        """How many works of `era` this valid filter's other filters match: its values as read
+        (a new filter for the other era validated them again, reading the category again)."""
+        searching = bool(self.form.cleaned_data.get("q", "").strip())
+        works = self.filter_queryset(Work.objects.all())
+        return works.in_era(era, indexed=not searching).count()
 
     def active_filters(self) -> list[tuple[str, tuple[str, ...]]]:
         """The filters in force, in words, each with the parameters that removing it drops:

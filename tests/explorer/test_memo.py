@@ -101,6 +101,15 @@ def test_the_schema_follows_the_categories(client):
     assert "new-node" in str(client.get("/api/schema/?format=json").json())
 
 
+def test_the_api_docs_page_is_kept_and_follows_the_categories(client, django_assert_num_queries):
+    make_category("ops")
+    assert "new-node" not in client.get("/api/docs/").content.decode()
+    with django_assert_num_queries(1):  # the catalogue version: the page's HTML is kept
+        assert client.get("/api/docs/").status_code == 200
+    make_category("new-node")
+    assert "new-node" in client.get("/api/docs/").content.decode()
+
+
 def test_the_schema_is_the_same_document_kept_or_built(client):
     first = client.get("/api/schema/")
     again = client.get("/api/schema/")

@@ -58,3 +58,18 @@ def test_it_carries_to_mlperf_the_filters_both_lists_take():
 
     both = set(MlperfForm.base_fields) & set(ResultsForm.base_fields) - {"ordering"}
     assert set(MLPERF_FILTERS) == both
+
+
+def test_the_table_follows_the_query_with_rows_kept_per_version(client, survey, settings):
+    """The rows' HTML is kept per catalogue version (explorer/results/views.py); each query
+    still picks and orders its own, and an edit is on the next request."""
+    settings.RESPONSE_CACHE = False
+    for query in ("", "?ordering=-year", "?network=resnet-50", "?status=read&ordering=devices"):
+        document = client.get(f"/api/results/{query}").json()
+        html = client.get(f"/results/{query}").content.decode()
+        shown = re.findall(r'<tr id="result-([^"]+)">', html)
+        assert shown == [row["id"] for row in document["results"]]
+    result = Result.objects.order_by("slug").first()
+    result.location = "Table 9, edited"
+    result.save()
+    assert "<td>Table 9, edited</td>" in client.get("/results/?ordering=year").content.decode()

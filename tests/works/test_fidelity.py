@@ -125,3 +125,19 @@ def test_the_home_page_says_which_level_counts_include_alternatives(client, surv
             f'<strong>{node["work_count"]}</strong> works <small class="alternatives">(including '
             f"{node['alternative_count']} placed at one of several possible sections)</small>"
         ) in page
+
+
+def test_the_author_list_counts_each_page_as_each_author_does(
+    client, survey, settings, django_assert_num_queries
+):
+    """The list pages the authors, then counts the page's works in one query
+    (explorer/works/api.py): the same counts as each author's document, in constant queries."""
+    settings.RESPONSE_CACHE = False
+    for page_size in (10, 200):
+        # 1 the authors' count, 2 the page, 3 its work counts
+        with django_assert_num_queries(3):
+            listed = client.get(f"/api/authors/?page_size={page_size}&page=3").json()
+        assert len(listed["results"]) == page_size
+        for row in listed["results"][:: page_size // 5]:
+            alone = client.get(f"/api/authors/{row['id']}/").json()
+            assert alone == row
