@@ -1,11 +1,10 @@
 import pytest
-from django.apps import apps
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection, transaction
 
 from catalogue.version import bump_generation
-from tests.helpers import clear_caches
+from tests.helpers import catalogue_models, clear_caches
 
 # The longest tests first (the fuzzer's runs, then the browser tests), so that the test
 # processes (pytest-xdist) share out the short ones at the end instead of one waiting alone on
@@ -90,11 +89,6 @@ def empty_cache():
     clear_caches()
     yield
     clear_caches()
-
-
-def catalogue_models() -> list:
-    """The catalogue's tables, the many-to-many ones included, parents before children."""
-    return list(apps.get_app_config("catalogue").get_models(include_auto_created=True))
 
 
 @pytest.fixture(scope="session")

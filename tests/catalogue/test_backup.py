@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from tests.conftest import catalogue_models
+from tests.helpers import catalogue_models
 
 
 def dump() -> str:
