@@ -6,12 +6,12 @@ inside their own box; a page that scrolls sideways fails with the element that p
 
 This replaces two sweeps that loaded the same pages again and again (axe at two sizes in
 test_hubs.py, the widths in test_narrow.py): each viewport visits the pages the old sweeps
-visited at that width, once."""
+visited at that width, once. The admin's pages, logged in, get axe-core too."""
 
 import pytest
 from django.utils import timezone
 
-from catalogue.models import Author
+from catalogue.models import Author, Work
 from explorer.demos.models import DemoRun, params_digest
 from explorer.demos.runner import run_demo
 from tests.e2e.test_hubs import axe_violations, plots_drawn
@@ -77,6 +77,15 @@ NARROW_PAGES = [
     "/data-quality/",
     "/numbers/",
     "/api/docs/",
+]
+# The admin's pages, seen by a curator (issue 28: the admin joins the axe list).
+ADMIN_PAGES = [
+    "/admin/",
+    "/admin/catalogue/work/",
+    "/admin/catalogue/work/?q=pipelining",
+    "/admin/catalogue/category/",
+    "/admin/catalogue/technique/",
+    "/admin/catalogue/author/",
 ]
 AUTHOR, DEMO_RUN = "an author's page", "a finished demo run's page"
 # name: (viewport, the pages it visits, whether axe-core runs there).
@@ -208,6 +217,32 @@ def test_every_page_passes_axe_and_fits_the_screen(browser, live_survey, viewpor
     context.close()
     problems = {path: found for path, found in problems.items() if found}
     assert problems == {}, f"at {viewport} ({size['width']} px): {problems}"
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone-390"])
+def test_the_admin_has_no_serious_accessibility_violation(
+    browser, live_survey, django_user_model, viewport
+):
+    """axe-core on the admin's pages, logged in as a superuser, and on a work's change form."""
+    django_user_model.objects.create_superuser("axe", password="a-long-enough-password")
+    work = Work.objects.get(key="dean2012large")
+    context = browser.new_context(viewport=VIEWPORTS[viewport][0])
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    in_flight = InFlight(page)
+    page.goto(f"{live_survey.url}/admin/login/")
+    page.fill("#id_username", "axe")
+    page.fill("#id_password", "a-long-enough-password")
+    page.click("input[type=submit]")
+    violations = {}
+    for path in [*ADMIN_PAGES, f"/admin/catalogue/work/{work.pk}/change/"]:
+        page.goto(f"{live_survey.url}{path}")
+        in_flight.wait()
+        if found := axe_violations(page, live_survey.url):
+            violations[path] = found
+    context.close()
+    assert (violations, errors) == ({}, [])
 
 
 def test_the_home_page_leads_in_three_desktop_screens(browser, live_survey):

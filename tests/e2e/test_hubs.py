@@ -1,6 +1,6 @@
 """The survey as a map, at desktop and phone sizes: a hub reached from the home page, formulas
-typeset as mathematics, the phone menu, the keyboard, and axe-core on the admin's pages (the
-other pages: test_every_page.py)."""
+typeset as mathematics, the phone menu and the keyboard (axe-core on every page, the admin's
+included: test_every_page.py)."""
 
 import re
 
@@ -10,15 +10,6 @@ from playwright.sync_api import expect
 from tests.e2e.conftest import SCREENSHOTS
 
 SIZES = {"desktop": {"width": 1300, "height": 900}, "phone": {"width": 390, "height": 844}}
-# The admin's pages, seen by a curator (issue 28: the admin joins the axe list).
-ADMIN_PAGES = [
-    "/admin/",
-    "/admin/catalogue/work/",
-    "/admin/catalogue/work/?q=pipelining",
-    "/admin/catalogue/category/",
-    "/admin/catalogue/technique/",
-    "/admin/catalogue/author/",
-]
 BLOCKING = {"serious", "critical"}
 
 
@@ -197,24 +188,3 @@ def test_it_filters_works_and_runs_a_demo_with_the_keyboard_alone(sized, live_su
     page.keyboard.type("32")
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(r"P=32"))
-
-
-def test_the_admin_has_no_serious_accessibility_violation(sized, live_survey, django_user_model):
-    """axe-core on the admin's pages, logged in as a superuser, and on a work's change form."""
-    from catalogue.models import Work  # noqa: PLC0415
-
-    page, _ = sized
-    django_user_model.objects.create_superuser("axe", password="a-long-enough-password")
-    page.goto(f"{live_survey.url}/admin/login/")
-    page.fill("#id_username", "axe")
-    page.fill("#id_password", "a-long-enough-password")
-    page.click("input[type=submit]")
-    work = Work.objects.get(key="dean2012large")
-    violations = {}
-    for path in [*ADMIN_PAGES, f"/admin/catalogue/work/{work.pk}/change/"]:
-        page.goto(f"{live_survey.url}{path}")
-        page.wait_for_load_state("networkidle")
-        found = axe_violations(page, live_survey.url)
-        if found:
-            violations[path] = found
-    assert violations == {}
