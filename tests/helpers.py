@@ -2,6 +2,7 @@
 
 from statistics import mean
 
+from django.apps import apps
 from django.core.cache import caches
 
 from catalogue.models import (
@@ -146,3 +147,22 @@ def make_mlperf_score(
         rcp="not_applied",
         rcp_note="test",
     )
+
+
+def catalogue_models() -> list:
+    """The catalogue's tables, the many-to-many ones included, parents before children."""
+    return list(apps.get_app_config("catalogue").get_models(include_auto_created=True))
+
+
+def catalogue_rows() -> dict[str, list[tuple]]:
+    """Every column of every row of the catalogue's tables, in primary-key order: what
+    `dumpdata catalogue` writes, compared about ten times faster (dumpdata hands its JSON to the
+    output a few characters per write: 8.7 s for the survey with MLPerf's rows)."""
+    return {
+        model._meta.db_table: list(
+            model.objects.order_by("pk").values_list(
+                *(field.attname for field in model._meta.concrete_fields)
+            )
+        )
+        for model in catalogue_models()
+    }

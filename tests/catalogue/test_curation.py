@@ -18,6 +18,7 @@ from catalogue.models import (
     Technique,
     Work,
 )
+from tests.helpers import catalogue_rows
 
 FIXTURE_TITLE = "{Scalable stacking and learning for building deep architectures}"
 
@@ -217,12 +218,10 @@ def test_it_changes_nothing_on_a_second_run_with_curated_records(survey, curator
     work = Work.objects.get(key="deng2012scalable")
     admin_edit(curator_client, "work", work.pk, title="Curated", year="2013")
     run_steps()
-    before = io.StringIO()
-    call_command("dumpdata", "catalogue", stdout=before)
+    before = catalogue_rows()
     run_steps()
-    after = io.StringIO()
-    call_command("dumpdata", "catalogue", stdout=after)
-    assert after.getvalue() == before.getvalue()
+    after = catalogue_rows()
+    assert after == before
 
 
 @pytest.mark.django_db
@@ -245,8 +244,7 @@ def test_a_reset_brings_the_fixture_back(survey, curator_client):
 
 @pytest.mark.django_db
 def test_reset_all_brings_every_fixture_value_back(mlperf, curator_client):
-    before = io.StringIO()
-    call_command("dumpdata", "catalogue", stdout=before)
+    before = catalogue_rows()
     work = Work.objects.get(key="deng2012scalable")
     admin_edit(curator_client, "work", work.pk, title="Curated")
     category = Category.objects.get(code="net-pipe")
@@ -254,9 +252,8 @@ def test_reset_all_brings_every_fixture_value_back(mlperf, curator_client):
 
     run_steps("--reset-all", "--yes")
 
-    after = io.StringIO()
-    call_command("dumpdata", "catalogue", stdout=after)
-    assert after.getvalue() == before.getvalue()
+    after = catalogue_rows()
+    assert after == before
 
 
 @pytest.mark.django_db

@@ -1,6 +1,5 @@
 """load_survey: the whole survey in the catalogue, idempotent and atomic."""
 
-import io
 import re
 import shutil
 from pathlib import Path
@@ -12,14 +11,9 @@ from django.db.models import Count
 
 from catalogue.bibtex import display_text
 from catalogue.models import Assignment, Category, Citation, Work
+from tests.helpers import catalogue_rows
 
 SEED = Path(settings.BASE_DIR).parent / "shared" / "seeds" / "000_f03f5c3fb2a58a7f.txt"
-
-
-def dump_catalogue() -> str:
-    out = io.StringIO()
-    call_command("dumpdata", "catalogue", "--indent=0", stdout=out)
-    return out.getvalue()
 
 
 @pytest.mark.django_db
@@ -91,9 +85,9 @@ def test_it_keeps_et_al_honest(survey):
 @pytest.mark.django_db
 def test_it_changes_nothing_when_run_twice(mlperf):
     # `mlperf`: the survey with the MLPerf rows, everything the command writes.
-    before = dump_catalogue()
+    before = catalogue_rows()
     call_command("load_survey", verbosity=0)
-    assert dump_catalogue() == before
+    assert catalogue_rows() == before
 
 
 @pytest.mark.django_db

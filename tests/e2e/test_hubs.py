@@ -1,59 +1,15 @@
 """The survey as a map, at desktop and phone sizes: a hub reached from the home page, formulas
-typeset as mathematics, the phone menu, the keyboard, and axe-core on every page."""
+typeset as mathematics, the phone menu and the keyboard (axe-core on every page, the admin's
+included: test_every_page.py)."""
 
 import re
 
 import pytest
-from django.utils import timezone
 from playwright.sync_api import expect
 
-from catalogue.models import Author
-from explorer.demos.models import DemoRun, params_digest
-from explorer.demos.runner import run_demo
 from tests.e2e.conftest import SCREENSHOTS
 
 SIZES = {"desktop": {"width": 1300, "height": 900}, "phone": {"width": 390, "height": 844}}
-PAGES = [
-    "/",
-    "/works/",
-    "/works/dean2012large/",
-    "/categories/",
-    "/categories/ops-conv/",
-    "/categories/net-pipe/",
-    "/categories/bg-algorithms/",
-    "/techniques/",
-    "/costs/",
-    "/planner/",
-    "/planner/derivations/?network=alexnet&strategy=data-ring",
-    "/planner/accuracy/",
-    "/planner/?network=gpt3-175b&machine=a100-cluster",
-    "/results/",
-    "/categories/net-data/",
-    "/works/goyal2017accurate/",
-    "/graph/",
-    "/snowball/",
-    "/demos/",
-    "/demos/pipeline-bubble/",
-    "/categories/after-net-tensor/",
-    "/categories/after-net-sequence/",
-    "/categories/after-net-expert/",
-    "/demos/tensor-parallel/",
-    "/planner/?network=gpt3-175b&machine=a100-cluster",
-    "/sources/",
-    "/numbers/",
-    "/data-quality/",
-    "/api/docs/",
-    "/admin/login/",
-]
-# The admin's pages, seen by a curator (issue 28: the admin joins the axe list).
-ADMIN_PAGES = [
-    "/admin/",
-    "/admin/catalogue/work/",
-    "/admin/catalogue/work/?q=pipelining",
-    "/admin/catalogue/category/",
-    "/admin/catalogue/technique/",
-    "/admin/catalogue/author/",
-]
 BLOCKING = {"serious", "critical"}
 
 
@@ -96,6 +52,11 @@ def tab_until(page, target, presses: int) -> None:
 def settle(page) -> None:
     """Wait until the page's scripts have drawn what they draw (plots, fetched results)."""
     page.wait_for_load_state("networkidle")
+    plots_drawn(page)
+
+
+def plots_drawn(page) -> None:
+    """Wait until the page's plots are drawn."""
     plots = page.locator(".plot, #graph-plot, #snowball-plot")
     if plots.count():
         expect(plots.first.locator(".plot-container")).to_be_attached(timeout=15000)
@@ -227,60 +188,3 @@ def test_it_filters_works_and_runs_a_demo_with_the_keyboard_alone(sized, live_su
     page.keyboard.type("32")
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(r"P=32"))
-
-
-def finished_run() -> DemoRun:
-    """A run's permalink with its charts: the demo computed here, as a worker would."""
-    done = run_demo("pipeline-bubble", {"P": 4, "M": 8})
-    return DemoRun.objects.create(
-        slug=done["slug"],
-        version=done["version"],
-        params=done["params"],
-        params_digest=params_digest(done["params"]),
-        status=DemoRun.SUCCEEDED,
-        result=done["result"],
-        elapsed_s=done["elapsed_s"],
-        progress=1.0,
-        progress_message="done",
-        attempts=1,
-        finished_at=timezone.now(),
-    )
-
-
-def test_it_finds_no_serious_accessibility_violation_on_any_page(sized, live_survey):
-    """axe-core on every page; and at either size no page scrolls sideways (wide tables scroll
-    in their own box)."""
-    page, _ = sized
-    author = Author.objects.order_by("pk").first()
-    violations, sideways = {}, {}
-    for path in [*PAGES, f"/authors/{author.pk}/", finished_run().get_absolute_url()]:
-        page.goto(f"{live_survey.url}{path}")
-        settle(page)
-        found = axe_violations(page, live_survey.url)
-        if found:
-            violations[path] = found
-        width = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-        if width > 0:
-            sideways[path] = width
-    assert (violations, sideways) == ({}, {})
-
-
-def test_the_admin_has_no_serious_accessibility_violation(sized, live_survey, django_user_model):
-    """axe-core on the admin's pages, logged in as a superuser, and on a work's change form."""
-    from catalogue.models import Work  # noqa: PLC0415
-
-    page, _ = sized
-    django_user_model.objects.create_superuser("axe", password="a-long-enough-password")
-    page.goto(f"{live_survey.url}/admin/login/")
-    page.fill("#id_username", "axe")
-    page.fill("#id_password", "a-long-enough-password")
-    page.click("input[type=submit]")
-    work = Work.objects.get(key="dean2012large")
-    violations = {}
-    for path in [*ADMIN_PAGES, f"/admin/catalogue/work/{work.pk}/change/"]:
-        page.goto(f"{live_survey.url}{path}")
-        page.wait_for_load_state("networkidle")
-        found = axe_violations(page, live_survey.url)
-        if found:
-            violations[path] = found
-    assert violations == {}
