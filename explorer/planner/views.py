@@ -174,14 +174,15 @@ def planner_page(request):
 def planner_derivations(request):
     """Every number of a plan with its derivation, for the strategies named by `strategy` (all
     when none): a page of its own, so that the planner's page sends a strategy's derivation only
-    when the reader opens it (it was most of the page's size and rendering time)."""
+    when the reader opens it (it was most of the page's size and rendering time; for a
+    transformer, a sixth of its time)."""
     plan_query = _without(request.GET, "strategy")
     try:
         document = answer(request.GET)
     except ApiError:  # the planner's page says what is wrong, above its form
         return redirect(_with_query("planner:planner", request.GET))
-    if document.get("layouts"):  # transformers show their derivations on the page itself
-        return redirect(_with_query("planner:planner", plan_query))
+    if document.get("layouts"):  # a transformer's inapplicable layouts have no derivation
+        document["strategies"] = [s for s in document["strategies"] if s["applicable"]]
     context = _page_context(document)
     context |= {
         "plan_url": _with_query("planner:planner", plan_query),
@@ -260,15 +261,14 @@ def _page_context(document: dict[str, Any]) -> dict[str, Any]:
         for strategy in document["strategies"]:
             strategy["bar"] = _bar(strategy, _longest(document))
             strategy["shown"] = strategy_shown(strategy)
+            _add_derivation_links(strategy)
         return transformer_context(document)
     applicable = [s for s in document["strategies"] if s["applicable"]]
     longest = max((s["step_time"] for s in applicable), default=0.0) or 1.0
     for strategy in document["strategies"]:
         strategy["bar"] = _bar(strategy, longest)
         strategy["shown"] = strategy_shown(strategy)
-        for derivation in strategy["derivations"]:
-            for model in derivation["cost_models"]:
-                _add_links(model)
+        _add_derivation_links(strategy)
     for row in document["network"]["comparison"]:
         row["shown_paper"] = "—" if row["paper"] is None else number(row["paper"])
         difference = row["relative_difference"]
@@ -284,6 +284,12 @@ def _page_context(document: dict[str, Any]) -> dict[str, Any]:
             for name, source in document["machine"]["sources"].items()
         ],
     }
+
+
+def _add_derivation_links(strategy: dict[str, Any]) -> None:
+    for derivation in strategy["derivations"]:
+        for model in derivation["cost_models"]:
+            _add_links(model)
 
 
 def _add_links(model: dict[str, Any]) -> None:

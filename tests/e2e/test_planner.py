@@ -76,6 +76,10 @@ def test_it_ranks_the_layouts_of_a_transformer_preset(page, live_survey):
     expect(page.locator('#ranked tr[data-strategy="3d"]')).to_contain_text("days")
     rows = page.locator("#layout-table tr[data-layout]")
     expect(rows.first).to_contain_text("the fastest layout that fits")
+    # A layout family's derivation is fetched when opened, its cost models linked.
+    page.locator("#derivation-3d summary").click()
+    expect(page.locator("#derivation-3d table.derivations")).to_contain_text("With your values")
+    expect(page.locator("#derivation-3d a[href*='/evaluate/']").first).to_be_visible()
     open_settings(page)
     page.fill("input[name=efficiency]", "0.5")
     page.click("button:has-text('Plan')")

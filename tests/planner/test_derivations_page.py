@@ -38,14 +38,36 @@ def test_the_derivations_page_without_a_strategy_shows_them_all(client, survey):
     [
         ("P=0", "/planner/?P=0"),  # the page says what is wrong above its form
         ("strategy=no-such", "/planner/?strategy=no-such"),
-        ("network=gpt2-xl&strategy=3d", "/planner/?network=gpt2-xl"),  # shown on the page
     ],
 )
-def test_the_derivations_page_sends_a_bad_or_transformer_query_to_the_planner(
+def test_the_derivations_page_sends_a_bad_query_to_the_planner(
     client, survey, query, expected
 ):
     response = client.get(f"/planner/derivations/?{query}")
     assert response.status_code == 302
     assert response["Location"] == expected
-    if "gpt2" not in query:
-        assert client.get(expected).status_code == 400
+    assert client.get(expected).status_code == 400
+
+
+def test_a_transformer_page_links_each_layout_family_to_its_derivation(client, survey):
+    page = client.get("/planner/?network=gpt3-175b&P=64").content.decode()
+    plan = client.get("/api/planner/?network=gpt3-175b&P=64").json()
+    assert 'class="numbers derivations"' not in page.split('id="network"')[0]
+    sources = dict(re.findall(r'<details id="derivation-([\w-]+)" data-src="([^"]+)"', page))
+    applicable = [s["slug"] for s in plan["strategies"] if s["applicable"]]
+    assert list(sources) == applicable and len(applicable) < len(plan["strategies"])
+    assert sources["zero-3"] == "/planner/derivations/?network=gpt3-175b&amp;P=64&amp;strategy=zero-3"
+
+
+def test_a_transformer_derivation_shows_its_numbers_and_cost_models(client, survey):
+    plan = client.get("/api/planner/?network=gpt3-175b&P=64").json()
+    zero = next(s for s in plan["strategies"] if s["slug"] == "zero-3")
+    page = client.get("/planner/derivations/?network=gpt3-175b&P=64&strategy=zero-3")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert html.count('class="derivation"') == 1 and 'id="derivation-body-zero-3"' in html
+    assert html.count("<tr><td>") == len(zero["derivations"])
+    model = next(m for d in zero["derivations"] for m in d["cost_models"] if m["id"])
+    assert f'href="/api/cost-models/{model["id"]}/evaluate/"' in html
+    every = client.get("/planner/derivations/?network=gpt3-175b&P=64").content.decode()
+    assert every.count('class="derivation"') == sum(s["applicable"] for s in plan["strategies"])
