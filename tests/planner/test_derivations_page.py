@@ -40,9 +40,7 @@ def test_the_derivations_page_without_a_strategy_shows_them_all(client, survey):
         ("strategy=no-such", "/planner/?strategy=no-such"),
     ],
 )
-def test_the_derivations_page_sends_a_bad_query_to_the_planner(
-    client, survey, query, expected
-):
+def test_the_derivations_page_sends_a_bad_query_to_the_planner(client, survey, query, expected):
     response = client.get(f"/planner/derivations/?{query}")
     assert response.status_code == 302
     assert response["Location"] == expected
@@ -56,7 +54,8 @@ def test_a_transformer_page_links_each_layout_family_to_its_derivation(client, s
     sources = dict(re.findall(r'<details id="derivation-([\w-]+)" data-src="([^"]+)"', page))
     applicable = [s["slug"] for s in plan["strategies"] if s["applicable"]]
     assert list(sources) == applicable and len(applicable) < len(plan["strategies"])
-    assert sources["zero-3"] == "/planner/derivations/?network=gpt3-175b&amp;P=64&amp;strategy=zero-3"
+    zero = "/planner/derivations/?network=gpt3-175b&amp;P=64&amp;strategy=zero-3"
+    assert sources["zero-3"] == zero
 
 
 def test_a_transformer_derivation_shows_its_numbers_and_cost_models(client, survey):
