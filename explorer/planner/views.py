@@ -183,6 +183,8 @@ def planner_derivations(request):
         return redirect(_with_query("planner:planner", request.GET))
     if document.get("layouts"):  # a transformer's inapplicable layouts have no derivation
         document["strategies"] = [s for s in document["strategies"] if s["applicable"]]
+    for strategy in document["strategies"]:  # only this page shows the cost models' links
+        _add_derivation_links(strategy)
     context = _page_context(document)
     context |= {
         "plan_url": _with_query("planner:planner", plan_query),
@@ -261,14 +263,12 @@ def _page_context(document: dict[str, Any]) -> dict[str, Any]:
         for strategy in document["strategies"]:
             strategy["bar"] = _bar(strategy, _longest(document))
             strategy["shown"] = strategy_shown(strategy)
-            _add_derivation_links(strategy)
         return transformer_context(document)
     applicable = [s for s in document["strategies"] if s["applicable"]]
     longest = max((s["step_time"] for s in applicable), default=0.0) or 1.0
     for strategy in document["strategies"]:
         strategy["bar"] = _bar(strategy, longest)
         strategy["shown"] = strategy_shown(strategy)
-        _add_derivation_links(strategy)
     for row in document["network"]["comparison"]:
         row["shown_paper"] = "—" if row["paper"] is None else number(row["paper"])
         difference = row["relative_difference"]
